@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite: builds btfc, unpacks the corpus, runs every test
+# (ctest), then the sanitizer build's tests and each fuzz target for a
+# bounded time over its regression inputs. Exits non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+export BTFC_CORPUS_DIR=$(scripts/unpack-corpus.sh)
+
+echo "== sanitizer build (ASan+UBSan): fast tests"
+BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DBTFC_SANITIZE=ON -DBTFC_BENCH=OFF
+(cd build-asan && ctest -j"$jobs" -E 'Corpus' --output-on-failure --timeout 900)
+
+if [ -d fuzz ] && ls fuzz/*.cc >/dev/null 2>&1; then
+  echo "== fuzz targets (libFuzzer, ${FUZZ_SECONDS:=60} s each)"
+  BUILD_DIR=build-fuzz scripts/build.sh -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBTFC_FUZZ=ON -DBTFC_TESTS=OFF -DBTFC_BENCH=OFF
+  for f in build-fuzz/fuzz/fuzz_*; do
+    name=${f##*/fuzz_}
+    mkdir -p "build-fuzz/corpus-$name"
+    seeds=()
+    [ -d "fuzz/seeds/$name" ] && seeds+=("fuzz/seeds/$name")
+    if [ -d "fuzz/regressions/$name" ]; then
+      "$f" fuzz/regressions/"$name"/* >/dev/null 2>&1 || { echo "fuzz regression failed: $name"; exit 1; }
+    fi
+    "$f" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 \
+      "build-fuzz/corpus-$name" "${seeds[@]}" > "build-fuzz/$name.log" 2>&1 \
+      || { tail -50 "build-fuzz/$name.log"; echo "fuzz target $name found a crash"; exit 1; }
+    echo "fuzz_$name: $(grep -c '' "build-fuzz/$name.log") log lines, no crash"
+  done
+fi
+
+echo "== release build: all tests"
+scripts/build.sh
+cd build && ctest -j"$jobs" --output-on-failure --timeout 1800

@@ -1,0 +1,57 @@
+#include "base/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace btfc {
+
+MappedFile MappedFile::open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno)).with_file(path);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    throw Error(std::string("cannot stat: ") + std::strerror(e)).with_file(path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("not a regular file").with_file(path);
+  }
+  MappedFile f;
+  f.path_ = path;
+  f.size_ = static_cast<size_t>(st.st_size);
+  if (f.size_ > 0) {
+    void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      ::close(fd);
+      throw Error(std::string("cannot map: ") + std::strerror(e)).with_file(path);
+    }
+    f.data_ = static_cast<const uint8_t*>(p);
+  }
+  ::close(fd);
+  return f;
+}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+    path_ = std::move(other.path_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+}  // namespace btfc

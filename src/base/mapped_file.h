@@ -1,0 +1,36 @@
+// A read-only memory mapping of a whole file. Input files (vmlinux is over
+// 600 MB) are never copied: readers borrow spans of the mapping, and the
+// page cache does the rest.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "base/reader.h"
+
+namespace btfc {
+
+class MappedFile {
+ public:
+  // Throws btfc::Error naming the file when it cannot be opened or mapped.
+  static MappedFile open(const std::string& path);
+
+  MappedFile() = default;
+  MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  const std::string& path() const { return path_; }
+  Bytes bytes() const { return {data_, size_}; }
+  size_t size() const { return size_; }
+
+ private:
+  std::string path_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace btfc

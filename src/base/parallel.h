@@ -1,0 +1,23 @@
+// The one place btfc runs work in parallel: a for-loop over independent
+// items (units, modules, hash shards) on a TBB arena of `jobs` threads.
+//
+//   parallel_for(units.size(), [&](size_t i) { convert_unit(units[i]); });
+//
+// Results must be written to slot i of a pre-sized vector so that output
+// never depends on scheduling. If several items throw, the error of the
+// lowest index is rethrown, so the message a user sees is the same whatever
+// the thread count.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace btfc {
+
+// Number of worker threads used by parallel_for; 0 means all cores.
+void set_jobs(unsigned jobs);
+unsigned jobs();
+
+void parallel_for(size_t n, const std::function<void(size_t)>& body);
+
+}  // namespace btfc

@@ -1,0 +1,236 @@
+// ELF header, section header and symbol table parsing. Section contents that
+// need work before use (compression, relocation) are produced in
+// compute_section_data and cached per section.
+#include "elf/elf_file.h"
+
+#include <cstring>
+
+namespace btfc::elf {
+
+namespace {
+constexpr char kHeader[] = "ELF header";
+constexpr char kSectionHeaders[] = "section headers";
+}  // namespace
+
+std::unique_ptr<ElfFile> ElfFile::open(const std::string& path) {
+  std::unique_ptr<ElfFile> f(new ElfFile);
+  f->file_ = MappedFile::open(path);
+  f->path_ = path;
+  f->bytes_ = f->file_.bytes();
+  try {
+    f->parse_header();
+  } catch (Error& e) {
+    throw e.with_file(path);
+  }
+  return f;
+}
+
+std::unique_ptr<ElfFile> ElfFile::parse(Bytes bytes, std::string name) {
+  std::unique_ptr<ElfFile> f(new ElfFile);
+  f->path_ = std::move(name);
+  f->bytes_ = bytes;
+  try {
+    f->parse_header();
+  } catch (Error& e) {
+    throw e.with_file(f->path_);
+  }
+  return f;
+}
+
+void ElfFile::parse_header() {
+  Reader r(bytes_, kHeader, false);
+  if (bytes_.size() < 16 || std::memcmp(bytes_.data(), "\x7f" "ELF", 4) != 0)
+    throw Error(kHeader, 0, "not an ELF file (bad magic)");
+  uint8_t cls = bytes_[4], data = bytes_[5];
+  if (cls != 1 && cls != 2) throw Error(kHeader, 4, "bad ELF class " + std::to_string(cls));
+  if (data != 1 && data != 2) throw Error(kHeader, 5, "bad ELF data encoding " + std::to_string(data));
+  is_64_ = cls == 2;
+  big_endian_ = data == 2;
+  r = Reader(bytes_, kHeader, big_endian_);
+  r.seek(16);
+  type_ = r.u16();
+  machine_ = r.u16();
+  r.u32();  // e_version
+  uint64_t shoff;
+  if (is_64_) {
+    r.u64();  // e_entry
+    r.u64();  // e_phoff
+    shoff = r.u64();
+  } else {
+    r.u32();
+    r.u32();
+    shoff = r.u32();
+  }
+  r.u32();  // e_flags
+  r.u16();  // e_ehsize
+  r.u16();  // e_phentsize
+  r.u16();  // e_phnum
+  uint16_t shentsize = r.u16();
+  uint64_t shnum = r.u16();
+  uint32_t shstrndx = r.u16();
+  if (shoff == 0) return;  // no section headers at all
+  size_t want = is_64_ ? 64 : 40;
+  if (shentsize < want) throw Error(kHeader, is_64_ ? 58 : 46, "bad section header size " + std::to_string(shentsize));
+
+  Reader all(bytes_, kSectionHeaders, big_endian_);
+  auto read_header = [&](uint64_t i) {
+    if (shoff > bytes_.size() || i >= (bytes_.size() - shoff) / shentsize)
+      throw Error(kSectionHeaders, shoff + i * shentsize, "section header " + std::to_string(i) + " is outside the file");
+    Reader h = all.sub(shoff + i * shentsize, shentsize);
+    Section s;
+    s.index = static_cast<uint32_t>(i);
+    uint32_t name = h.u32();
+    s.type = h.u32();
+    if (is_64_) {
+      s.flags = h.u64();
+      s.addr = h.u64();
+      s.offset = h.u64();
+      s.size = h.u64();
+      s.link = h.u32();
+      s.info = h.u32();
+      s.addralign = h.u64();
+      s.entsize = h.u64();
+    } else {
+      s.flags = h.u32();
+      s.addr = h.u32();
+      s.offset = h.u32();
+      s.size = h.u32();
+      s.link = h.u32();
+      s.info = h.u32();
+      s.addralign = h.u32();
+      s.entsize = h.u32();
+    }
+    return std::make_pair(s, name);
+  };
+
+  // Extended numbering: section 0 holds the real count and string table index.
+  auto [first, first_name] = read_header(0);
+  if (shnum == 0) shnum = first.size;
+  if (shstrndx == SHN_XINDEX) shstrndx = first.link;
+  if (shnum > (bytes_.size() - std::min<uint64_t>(shoff, bytes_.size())) / shentsize)
+    throw Error(kSectionHeaders, shoff, std::to_string(shnum) + " section headers do not fit in the file");
+
+  std::vector<uint32_t> names(shnum);
+  sections_.resize(shnum);
+  for (uint64_t i = 0; i < shnum; i++) {
+    auto [s, name] = read_header(i);
+    sections_[i] = s;
+    names[i] = name;
+    if (s.type != SHT_NOBITS && (s.offset > bytes_.size() || s.size > bytes_.size() - s.offset))
+      throw Error(kSectionHeaders, shoff + i * shentsize,
+                  "section " + std::to_string(i) + " lies outside the file");
+  }
+  if (shstrndx >= shnum) throw Error(kHeader, 0, "section name table index " + std::to_string(shstrndx) + " out of range");
+  const Section& strtab = sections_[shstrndx];
+  Reader names_reader(raw_data(strtab), ".shstrtab", big_endian_);
+  for (uint64_t i = 0; i < shnum; i++) {
+    if (names[i] >= names_reader.size()) {
+      if (i == 0 && names[i] == 0) continue;
+      throw Error(".shstrtab", names[i], "name of section " + std::to_string(i) + " is outside .shstrtab");
+    }
+    Reader n = names_reader;
+    n.seek(names[i]);
+    sections_[i].name = n.cstr();
+  }
+  data_cache_.resize(shnum);
+  data_cached_.assign(shnum, 0);
+}
+
+const Section* ElfFile::find_section(std::string_view name) const {
+  for (const Section& s : sections_)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+Bytes ElfFile::raw_data(const Section& s) const {
+  if (s.type == SHT_NOBITS) return {};
+  return bytes_.subspan(s.offset, s.size);
+}
+
+Bytes ElfFile::section_data(const Section& s) const {
+  std::lock_guard lock(mu_);
+  if (!data_cached_[s.index]) {
+    try {
+      data_cache_[s.index] = compute_section_data(s);
+    } catch (Error& e) {
+      throw e.with_file(path_);
+    }
+    data_cached_[s.index] = 1;
+  }
+  return data_cache_[s.index];
+}
+
+Bytes ElfFile::compute_section_data(const Section& s) const {
+  if (s.flags & SHF_COMPRESSED)
+    throw Error(std::string(s.name), 0, "compressed sections are not supported yet");
+  return raw_data(s);
+}
+
+const std::vector<Symbol>& ElfFile::symbols() const {
+  std::lock_guard lock(mu_);
+  if (symbols_read_) return symbols_;
+  const Section* symtab = nullptr;
+  for (const Section& s : sections_)
+    if (s.type == SHT_SYMTAB) symtab = &s;
+  if (!symtab)
+    for (const Section& s : sections_)
+      if (s.type == SHT_DYNSYM) symtab = &s;
+  if (!symtab) {
+    symbols_read_ = true;
+    return symbols_;
+  }
+  try {
+    if (symtab->link >= sections_.size())
+      throw Error(std::string(symtab->name), 0, "string table index " + std::to_string(symtab->link) + " out of range");
+    Reader strings(raw_data(sections_[symtab->link]), sections_[symtab->link].name, big_endian_);
+    const Section* xindex = nullptr;
+    for (const Section& s : sections_)
+      if (s.type == SHT_SYMTAB_SHNDX && s.link == symtab->index) xindex = &s;
+    Reader r(raw_data(*symtab), symtab->name, big_endian_);
+    size_t entsize = is_64_ ? 24 : 16;
+    size_t n = r.size() / entsize;
+    symbols_.resize(n);
+    for (size_t i = 0; i < n; i++) {
+      Reader e = r.sub(i * entsize, entsize);
+      Symbol& sym = symbols_[i];
+      uint32_t name = e.u32();
+      uint8_t info;
+      uint16_t shndx;
+      if (is_64_) {
+        info = e.u8();
+        sym.other = e.u8();
+        shndx = e.u16();
+        sym.value = e.u64();
+        sym.size = e.u64();
+      } else {
+        sym.value = e.u32();
+        sym.size = e.u32();
+        info = e.u8();
+        sym.other = e.u8();
+        shndx = e.u16();
+      }
+      sym.type = info & 0xf;
+      sym.bind = info >> 4;
+      sym.shndx = shndx;
+      if (shndx == SHN_XINDEX && xindex) {
+        Reader x(raw_data(*xindex), xindex->name, big_endian_);
+        x.seek(i * 4);
+        sym.shndx = x.u32();
+      }
+      if (name >= strings.size()) {
+        if (name == 0) continue;
+        strings.fail_at(name, "name of symbol " + std::to_string(i) + " is outside the string table");
+      }
+      Reader s = strings;
+      s.seek(name);
+      sym.name = s.cstr();
+    }
+  } catch (Error& e) {
+    symbols_.clear();
+    throw e.with_file(path_);
+  }
+  symbols_read_ = true;
+  return symbols_;
+}
+
+}  // namespace btfc::elf
