@@ -1,0 +1,352 @@
+// The BTF type table and string table (see btf.h). Builders check their
+// arguments the way libbpf's btf__add_* do, so a table built here is one
+// libbpf would have built and the kernel would load.
+#include "btf/btf.h"
+
+#include <xxhash.h>
+
+#include <climits>
+#include <cstring>
+
+namespace btfc::btf {
+
+namespace {
+uint64_t hash_str(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
+
+[[noreturn]] void bad_argument(const std::string& what) { throw Error("BTF builder: " + what); }
+}  // namespace
+
+std::string_view kind_name(Kind k) {
+  static constexpr std::string_view names[] = {
+      "UNKNOWN", "INT",      "PTR",        "ARRAY", "STRUCT",  "UNION", "ENUM",     "FWD",      "TYPEDEF", "VOLATILE",
+      "CONST",   "RESTRICT", "FUNC",       "FUNC_PROTO", "VAR", "DATASEC", "FLOAT", "DECL_TAG", "TYPE_TAG", "ENUM64"};
+  unsigned i = static_cast<unsigned>(k);
+  return i <= KIND_MAX ? names[i] : names[0];
+}
+
+// ---- StringTable ------------------------------------------------------------
+
+StringTable::StringTable(bool leading_empty) {
+  if (leading_empty) {
+    data_.push_back('\0');
+    // "" is deliberately indexed too, so add("") on a table read from a
+    // file returns 0 like libbpf.
+    grow();
+    index(0, hash_str(""));
+  }
+}
+
+void StringTable::reserve(size_t bytes, size_t strings) {
+  data_.reserve(bytes);
+  while (slots_.size() < strings * 2) grow();
+}
+
+void StringTable::grow() {
+  std::vector<uint32_t> old = std::move(slots_);
+  slots_.assign(old.empty() ? 1024 : old.size() * 2, 0);
+  count_ = 0;
+  for (uint32_t s : old)
+    if (s) index(s - 1, hash_str(at(s - 1)));
+}
+
+// Inserts `off` unless an equal string is already indexed (first one wins,
+// which is what libbpf's strset does for a table read from a file).
+void StringTable::index(uint32_t off, uint64_t hash) {
+  if ((count_ + 1) * 2 > slots_.size()) grow();
+  size_t mask = slots_.size() - 1;
+  std::string_view s = at(off);
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    uint32_t slot = slots_[i];
+    if (!slot) {
+      slots_[i] = off + 1;
+      ++count_;
+      return;
+    }
+    if (at(slot - 1) == s) return;
+  }
+}
+
+void StringTable::assign(std::span<const char> bytes) {
+  data_.assign(bytes.begin(), bytes.end());
+  slots_.clear();
+  count_ = 0;
+  size_t n = 0;
+  for (char c : bytes) n += c == '\0';
+  slots_.assign(1024, 0);
+  while (slots_.size() < n * 2 + 2) slots_.resize(slots_.size() * 2);
+  // The reader has checked the bytes end with NUL.
+  for (size_t off = 0; off < data_.size();) {
+    std::string_view s = at(static_cast<uint32_t>(off));
+    index(static_cast<uint32_t>(off), hash_str(s));
+    off += s.size() + 1;
+  }
+}
+
+std::optional<uint32_t> StringTable::find(std::string_view s) const {
+  if (slots_.empty()) return std::nullopt;
+  size_t mask = slots_.size() - 1;
+  for (size_t i = hash_str(s) & mask;; i = (i + 1) & mask) {
+    uint32_t slot = slots_[i];
+    if (!slot) return std::nullopt;
+    if (at(slot - 1) == s) return slot - 1;
+  }
+}
+
+uint32_t StringTable::add(std::string_view s) {
+  if (slots_.empty()) grow();
+  if ((count_ + 1) * 2 > slots_.size()) grow();
+  uint64_t h = hash_str(s);
+  size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    uint32_t slot = slots_[i];
+    if (!slot) {
+      uint32_t off = static_cast<uint32_t>(data_.size());
+      data_.insert(data_.end(), s.begin(), s.end());
+      data_.push_back('\0');
+      slots_[i] = off + 1;
+      ++count_;
+      return off;
+    }
+    if (at(slot - 1) == s) return slot - 1;
+  }
+}
+
+// ---- Btf ----------------------------------------------------------------------
+
+Btf::Btf() : strings_(true) {}
+
+Btf::Btf(const Btf* base) : base_(base), strings_(base == nullptr) {
+  if (base) {
+    start_id_ = base->end_id();
+    start_str_off_ = base->end_str_off();
+  }
+}
+
+uint32_t Btf::add_string(std::string_view s) {
+  if (s.empty()) return 0;
+  if (base_)
+    if (auto off = base_->find_string(s)) return *off;
+  return start_str_off_ + strings_.add(s);
+}
+
+std::optional<uint32_t> Btf::find_string(std::string_view s) const {
+  if (s.empty()) return 0;
+  if (base_)
+    if (auto off = base_->find_string(s)) return off;
+  if (auto off = strings_.find(s)) return start_str_off_ + *off;
+  return std::nullopt;
+}
+
+std::string_view Btf::str(uint32_t off) const {
+  if (off < start_str_off_) return base_->str(off);
+  if (off - start_str_off_ >= strings_.size()) {
+    if (off == 0) return {};  // an empty split table: "" lives in the (absent) base
+    throw Error("BTF string offset " + std::to_string(off) + " out of range");
+  }
+  return strings_.at(off - start_str_off_);
+}
+
+const uint32_t* Btf::record(TypeId id) const {
+  if (id < start_id_) {
+    if (!base_ || id == 0) throw Error("BTF type id " + std::to_string(id) + " has no record");
+    return base_->record(id);
+  }
+  if (id - start_id_ >= offsets_.size()) throw Error("BTF type id " + std::to_string(id) + " out of range");
+  return words_.data() + offsets_[id - start_id_];
+}
+
+TypeView Btf::type(TypeId id) const {
+  const uint32_t* rec = record(id);
+  const Btf* owner = this;
+  while (owner->start_id_ > id) owner = owner->base_;
+  return TypeView(owner, id, rec);
+}
+
+void Btf::reserve(size_t types, size_t words, size_t string_bytes) {
+  offsets_.reserve(types);
+  words_.reserve(words);
+  strings_.reserve(string_bytes, types);
+}
+
+void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const char> strings) {
+  words_ = std::move(words);
+  offsets_ = std::move(offsets);
+  strings_.assign(strings);
+}
+
+TypeId Btf::push(uint32_t name_off, uint32_t info, uint32_t size_or_type) {
+  TypeId id = end_id();
+  if (id > MAX_TYPE) bad_argument("more than " + std::to_string(MAX_TYPE) + " types");
+  offsets_.push_back(static_cast<uint32_t>(words_.size()));
+  words_.push_back(name_off);
+  words_.push_back(info);
+  words_.push_back(size_or_type);
+  return id;
+}
+
+uint32_t* Btf::last(Kind a, Kind b, const char* what) {
+  if (offsets_.empty()) bad_argument(std::string(what) + " without a type to add it to");
+  uint32_t* rec = words_.data() + offsets_.back();
+  Kind k = info_kind(rec[1]);
+  if (k != a && k != b) bad_argument(std::string(what) + " after a " + std::string(kind_name(k)));
+  if (info_vlen(rec[1]) == MAX_VLEN) bad_argument(std::string(what) + ": more than 65535 items");
+  return rec;
+}
+
+uint32_t Btf::name_or_throw(std::string_view name, const char* what) {
+  if (name.empty()) bad_argument(std::string(what) + " needs a name");
+  return add_string(name);
+}
+
+TypeId Btf::add_int(std::string_view name, uint32_t size, uint32_t encoding) {
+  return add_int(name, size, encoding, size * 8, 0);
+}
+
+TypeId Btf::add_int(std::string_view name, uint32_t size, uint32_t encoding, uint32_t nr_bits,
+                    uint32_t bits_offset) {
+  uint32_t name_off = name_or_throw(name, "INT");
+  if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16)
+    bad_argument("INT size " + std::to_string(size));
+  if (encoding & ~(INT_SIGNED | INT_CHAR | INT_BOOL)) bad_argument("INT encoding " + std::to_string(encoding));
+  if (nr_bits == 0 || nr_bits > 128 || bits_offset > 127 || bits_offset + nr_bits > size * 8)
+    bad_argument("INT bits");
+  TypeId id = push(name_off, make_info(Kind::Int, false, 0), size);
+  words_.push_back(encoding << 24 | bits_offset << 16 | nr_bits);
+  return id;
+}
+
+TypeId Btf::add_ptr(TypeId type) { return push(0, make_info(Kind::Ptr, false, 0), type); }
+
+TypeId Btf::add_array(TypeId elem_type, TypeId index_type, uint32_t nelems) {
+  TypeId id = push(0, make_info(Kind::Array, false, 0), 0);
+  words_.push_back(elem_type);
+  words_.push_back(index_type);
+  words_.push_back(nelems);
+  return id;
+}
+
+TypeId Btf::add_struct(std::string_view name, uint32_t size) {
+  return push(add_string(name), make_info(Kind::Struct, false, 0), size);
+}
+
+TypeId Btf::add_union(std::string_view name, uint32_t size) {
+  return push(add_string(name), make_info(Kind::Union, false, 0), size);
+}
+
+void Btf::add_member(std::string_view name, TypeId type, uint32_t bit_offset, uint32_t bitfield_size) {
+  last(Kind::Struct, Kind::Union, "member");
+  bool bitfield = bitfield_size != 0 || bit_offset % 8 != 0;
+  if (bitfield && (bitfield_size > 0xff || bit_offset > 0xffffff)) bad_argument("member bitfield out of range");
+  uint32_t name_off = add_string(name);  // may grow strings, not words
+  uint32_t* rec = words_.data() + offsets_.back();
+  if (info_kind(rec[1]) == Kind::Union && bit_offset) bad_argument("union member at a non-zero offset");
+  rec[1] = make_info(info_kind(rec[1]), bitfield || info_kind_flag(rec[1]), info_vlen(rec[1]) + 1);
+  words_.push_back(name_off);
+  words_.push_back(type);
+  words_.push_back(bit_offset | bitfield_size << 24);
+}
+
+TypeId Btf::add_enum(std::string_view name, uint32_t size, bool is_signed) {
+  if (size == 0 || (size & (size - 1)) || size > 8) bad_argument("ENUM size " + std::to_string(size));
+  return push(add_string(name), make_info(Kind::Enum, is_signed, 0), size);
+}
+
+void Btf::add_enum_value(std::string_view name, int64_t value) {
+  last(Kind::Enum, Kind::Enum, "enum value");
+  if (value < INT32_MIN || value > int64_t{UINT32_MAX}) bad_argument("enum value out of 32-bit range");
+  uint32_t name_off = name_or_throw(name, "enum value");
+  uint32_t* rec = words_.data() + offsets_.back();
+  rec[1] = make_info(Kind::Enum, value < 0 || info_kind_flag(rec[1]), info_vlen(rec[1]) + 1);
+  words_.push_back(name_off);
+  words_.push_back(static_cast<uint32_t>(value));
+}
+
+TypeId Btf::add_enum64(std::string_view name, uint32_t size, bool is_signed) {
+  if (size == 0 || (size & (size - 1)) || size > 8) bad_argument("ENUM64 size " + std::to_string(size));
+  return push(add_string(name), make_info(Kind::Enum64, is_signed, 0), size);
+}
+
+void Btf::add_enum64_value(std::string_view name, uint64_t value) {
+  last(Kind::Enum64, Kind::Enum64, "enum64 value");
+  uint32_t name_off = name_or_throw(name, "enum64 value");
+  uint32_t* rec = words_.data() + offsets_.back();
+  rec[1] = make_info(Kind::Enum64, info_kind_flag(rec[1]), info_vlen(rec[1]) + 1);
+  words_.push_back(name_off);
+  words_.push_back(static_cast<uint32_t>(value));
+  words_.push_back(static_cast<uint32_t>(value >> 32));
+}
+
+TypeId Btf::add_fwd(std::string_view name, bool is_union) {
+  return push(name_or_throw(name, "FWD"), make_info(Kind::Fwd, is_union, 0), 0);
+}
+
+TypeId Btf::add_typedef(std::string_view name, TypeId type) {
+  return push(name_or_throw(name, "TYPEDEF"), make_info(Kind::Typedef, false, 0), type);
+}
+
+TypeId Btf::add_volatile(TypeId type) { return push(0, make_info(Kind::Volatile, false, 0), type); }
+TypeId Btf::add_const(TypeId type) { return push(0, make_info(Kind::Const, false, 0), type); }
+TypeId Btf::add_restrict(TypeId type) { return push(0, make_info(Kind::Restrict, false, 0), type); }
+
+TypeId Btf::add_func(std::string_view name, TypeId proto, FuncLinkage linkage) {
+  if (static_cast<uint32_t>(linkage) > 2) bad_argument("FUNC linkage");
+  return push(name_or_throw(name, "FUNC"), make_info(Kind::Func, false, static_cast<uint32_t>(linkage)), proto);
+}
+
+TypeId Btf::add_func_proto(TypeId ret_type) { return push(0, make_info(Kind::FuncProto, false, 0), ret_type); }
+
+void Btf::add_param(std::string_view name, TypeId type) {
+  last(Kind::FuncProto, Kind::FuncProto, "param");
+  uint32_t name_off = add_string(name);
+  uint32_t* rec = words_.data() + offsets_.back();
+  rec[1] = make_info(Kind::FuncProto, false, info_vlen(rec[1]) + 1);
+  words_.push_back(name_off);
+  words_.push_back(type);
+}
+
+TypeId Btf::add_var(std::string_view name, TypeId type, VarLinkage linkage) {
+  if (static_cast<uint32_t>(linkage) > 2) bad_argument("VAR linkage");
+  TypeId id = push(name_or_throw(name, "VAR"), make_info(Kind::Var, false, 0), type);
+  words_.push_back(static_cast<uint32_t>(linkage));
+  return id;
+}
+
+TypeId Btf::add_datasec(std::string_view name, uint32_t size) {
+  return push(name_or_throw(name, "DATASEC"), make_info(Kind::Datasec, false, 0), size);
+}
+
+void Btf::add_datasec_var(TypeId var, uint32_t offset, uint32_t size) {
+  uint32_t* rec = last(Kind::Datasec, Kind::Datasec, "datasec var");
+  rec[1] = make_info(Kind::Datasec, false, info_vlen(rec[1]) + 1);
+  words_.push_back(var);
+  words_.push_back(offset);
+  words_.push_back(size);
+}
+
+TypeId Btf::add_float(std::string_view name, uint32_t size) {
+  if (size != 2 && size != 4 && size != 8 && size != 12 && size != 16)
+    bad_argument("FLOAT size " + std::to_string(size));
+  return push(name_or_throw(name, "FLOAT"), make_info(Kind::Float, false, 0), size);
+}
+
+TypeId Btf::add_decl_tag(std::string_view value, TypeId type, int32_t component_idx, bool attribute) {
+  if (component_idx < -1) bad_argument("DECL_TAG component_idx");
+  TypeId id = push(name_or_throw(value, "DECL_TAG"), make_info(Kind::DeclTag, attribute, 0), type);
+  words_.push_back(static_cast<uint32_t>(component_idx));
+  return id;
+}
+
+TypeId Btf::add_type_tag(std::string_view value, TypeId type, bool attribute) {
+  return push(name_or_throw(value, "TYPE_TAG"), make_info(Kind::TypeTag, attribute, 0), type);
+}
+
+TypeId Btf::add_record(std::span<const uint32_t> rec) {
+  if (rec.size() < 3) bad_argument("record shorter than 3 words");
+  int64_t extra = extra_words(info_kind(rec[1]), info_vlen(rec[1]));
+  if (extra < 0 || rec.size() != 3 + static_cast<size_t>(extra)) bad_argument("record size does not match its kind");
+  TypeId id = push(rec[0], rec[1], rec[2]);
+  words_.insert(words_.end(), rec.begin() + 3, rec.end());
+  return id;
+}
+
+}  // namespace btfc::btf

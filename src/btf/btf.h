@@ -1,0 +1,414 @@
+// The BTF type table: format constants, a string table that stores each
+// string once, and a compact table of type records.
+//
+//   btf::Btf b;                                    // standalone; id 0 is void
+//   TypeId i = b.add_int("int", 4, btf::INT_SIGNED);
+//   TypeId s = b.add_struct("pair", 8);
+//   b.add_member("a", i, 0);
+//   b.add_member("b", i, 32);
+//   for (btf::Member m : b.type(s).members()) use(b.str(m.name_off), m.type);
+//
+//   btf::Btf mod(&vmlinux);                        // split BTF on a base:
+//   mod.start_id() == vmlinux.end_id()             // ids and string offsets
+//                                                  // continue the base's
+//
+// Why it is built this way: the encoder builds ~100k types per vmlinux and
+// merges per-unit tables (tens of millions of words), so there is no heap
+// object per type. All records live in ONE vector of u32 words, exactly in
+// the on-disk layout (host byte order), plus an id -> word offset index;
+// writing is a byte swap at most, and reading is a copy plus validation.
+// Every field of every record is a u32 word, which is what makes that work.
+// Pointers and TypeViews into the table are invalidated by any add_*.
+//
+// Dedup and merging rewrite ids and string offsets in place through
+// for_each_type_id_ref / for_each_str_ref, which know where every id and
+// string offset field of each kind sits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+
+namespace btfc::btf {
+
+using TypeId = uint32_t;
+
+// ---- Format constants (include/uapi/linux/btf.h) ---------------------------
+
+inline constexpr uint16_t MAGIC = 0xeB9F;
+inline constexpr uint8_t FORMAT_VERSION = 1;
+inline constexpr uint32_t HEADER_SIZE = 24;
+inline constexpr uint32_t MAX_TYPE = 0x000fffff;         // largest type id
+inline constexpr uint32_t MAX_NAME_OFFSET = 0x00ffffff;  // largest string offset
+inline constexpr uint32_t MAX_VLEN = 0xffff;
+
+enum class Kind : uint8_t {
+  Unknown = 0,
+  Int = 1,
+  Ptr = 2,
+  Array = 3,
+  Struct = 4,
+  Union = 5,
+  Enum = 6,
+  Fwd = 7,        // kind_flag: 0 struct, 1 union
+  Typedef = 8,
+  Volatile = 9,
+  Const = 10,
+  Restrict = 11,
+  Func = 12,      // vlen holds the FuncLinkage
+  FuncProto = 13,
+  Var = 14,
+  Datasec = 15,
+  Float = 16,
+  DeclTag = 17,   // kind_flag: 1 = __attribute__ rather than a btf_decl_tag
+  TypeTag = 18,   // kind_flag: 1 = __attribute__ rather than a btf_type_tag
+  Enum64 = 19,
+};
+inline constexpr unsigned KIND_MAX = 19;
+
+// "INT", "STRUCT", ... as bpftool prints them; "UNKNOWN" for anything else.
+std::string_view kind_name(Kind k);
+
+// Kind flag meanings:
+//   STRUCT/UNION: member offset = bitfield_size << 24 | bit_offset
+//   ENUM/ENUM64:  values are signed
+//   FWD:          union rather than struct
+//   DECL_TAG/TYPE_TAG: the tag is an attribute
+// INT encoding bits (the top byte of the INT word).
+inline constexpr uint32_t INT_SIGNED = 1, INT_CHAR = 2, INT_BOOL = 4;
+
+enum class FuncLinkage : uint32_t { Static = 0, Global = 1, Extern = 2 };
+enum class VarLinkage : uint32_t { Static = 0, GlobalAllocated = 1, GlobalExtern = 2 };
+
+constexpr uint32_t make_info(Kind k, bool kind_flag, uint32_t vlen) {
+  return (kind_flag ? 1u << 31 : 0u) | (uint32_t{static_cast<uint8_t>(k)} & 0x1f) << 24 | (vlen & 0xffff);
+}
+constexpr Kind info_kind(uint32_t info) { return static_cast<Kind>((info >> 24) & 0x1f); }
+constexpr uint32_t info_vlen(uint32_t info) { return info & 0xffff; }
+constexpr bool info_kind_flag(uint32_t info) { return info >> 31; }
+
+// Words following the 3-word common header for a kind (-1 for unknown kinds).
+constexpr int64_t extra_words(Kind k, uint32_t vlen) {
+  switch (k) {
+    case Kind::Int: case Kind::Var: case Kind::DeclTag: return 1;
+    case Kind::Ptr: case Kind::Fwd: case Kind::Typedef: case Kind::Volatile: case Kind::Const:
+    case Kind::Restrict: case Kind::Func: case Kind::Float: case Kind::TypeTag: return 0;
+    case Kind::Array: return 3;
+    case Kind::Struct: case Kind::Union: case Kind::Datasec: case Kind::Enum64: return 3 * int64_t{vlen};
+    case Kind::Enum: case Kind::FuncProto: return 2 * int64_t{vlen};
+    default: return -1;
+  }
+}
+
+// ---- Items of a record, decoded by value from its words --------------------
+
+struct Member {
+  uint32_t name_off, type, offset;  // offset as stored (see bit_offset())
+  bool kind_flag;                   // of the enclosing struct/union
+  uint32_t bit_offset() const { return kind_flag ? offset & 0xffffff : offset; }
+  uint32_t bitfield_size() const { return kind_flag ? offset >> 24 : 0; }
+};
+struct Param {
+  uint32_t name_off, type;
+};
+struct EnumValue {
+  uint32_t name_off;
+  uint32_t val;  // as stored; signed if the enum's kind_flag is set
+};
+struct Enum64Value {
+  uint32_t name_off;
+  uint64_t val;
+};
+struct VarSecinfo {
+  uint32_t type, offset, size;
+};
+struct ArrayInfo {
+  uint32_t type, index_type, nelems;
+};
+
+class Btf;
+
+// A view of one record: the table, the id and a pointer to the words;
+// cheap to copy, invalid after the table grows.
+class TypeView {
+ public:
+  TypeView(const Btf* btf, TypeId id, const uint32_t* rec) : btf_(btf), id_(id), rec_(rec) {}
+
+  TypeId id() const { return id_; }
+  const uint32_t* words() const { return rec_; }
+  uint32_t word_count() const { return 3 + static_cast<uint32_t>(extra_words(kind(), vlen())); }
+
+  uint32_t name_off() const { return rec_[0]; }
+  std::string_view name() const;
+  uint32_t info() const { return rec_[1]; }
+  Kind kind() const { return info_kind(rec_[1]); }
+  uint32_t vlen() const { return info_vlen(rec_[1]); }
+  bool kind_flag() const { return info_kind_flag(rec_[1]); }
+  // The third word is the size for INT, STRUCT, UNION, ENUM, ENUM64,
+  // DATASEC, FLOAT and the referenced type for the others.
+  uint32_t size() const { return rec_[2]; }
+  TypeId type() const { return rec_[2]; }
+
+  // INT
+  uint32_t int_encoding() const { return rec_[3] >> 24; }
+  uint32_t int_offset() const { return (rec_[3] >> 16) & 0xff; }
+  uint32_t int_bits() const { return rec_[3] & 0xff; }
+  // ARRAY
+  ArrayInfo array() const { return {rec_[3], rec_[4], rec_[5]}; }
+  // VAR
+  uint32_t var_linkage() const { return rec_[3]; }
+  // FUNC
+  uint32_t func_linkage() const { return vlen(); }
+  // DECL_TAG: -1 for the declaration itself, else a member/param index
+  int32_t component_idx() const { return static_cast<int32_t>(rec_[3]); }
+
+  // The vlen items; i < vlen().
+  Member member(uint32_t i) const { return {rec_[3 + 3 * i], rec_[4 + 3 * i], rec_[5 + 3 * i], kind_flag()}; }
+  Param param(uint32_t i) const { return {rec_[3 + 2 * i], rec_[4 + 2 * i]}; }
+  EnumValue enum_value(uint32_t i) const { return {rec_[3 + 2 * i], rec_[4 + 2 * i]}; }
+  Enum64Value enum64_value(uint32_t i) const {
+    return {rec_[3 + 3 * i], uint64_t{rec_[5 + 3 * i]} << 32 | rec_[4 + 3 * i]};
+  }
+  VarSecinfo secinfo(uint32_t i) const { return {rec_[3 + 3 * i], rec_[4 + 3 * i], rec_[5 + 3 * i]}; }
+
+  // Ranges for range-for over the items (see ItemRange below).
+  template <typename T, T (TypeView::*Get)(uint32_t) const>
+  struct ItemRange;
+  ItemRange<Member, &TypeView::member> members() const;
+  ItemRange<Param, &TypeView::param> params() const;
+  ItemRange<EnumValue, &TypeView::enum_value> enum_values() const;
+  ItemRange<Enum64Value, &TypeView::enum64_value> enum64_values() const;
+  ItemRange<VarSecinfo, &TypeView::secinfo> secinfos() const;
+
+ private:
+  const Btf* btf_;
+  TypeId id_;
+  const uint32_t* rec_;
+};
+
+template <typename T, T (TypeView::*Get)(uint32_t) const>
+struct TypeView::ItemRange {
+  TypeView v;  // by value: the view may be a temporary of the range-for
+  struct It {
+    const TypeView* v;
+    uint32_t i;
+    T operator*() const { return (v->*Get)(i); }
+    It& operator++() {
+      ++i;
+      return *this;
+    }
+    bool operator!=(const It& o) const { return i != o.i; }
+  };
+  It begin() const { return {&v, 0}; }
+  It end() const { return {&v, v.vlen()}; }
+  uint32_t size() const { return v.vlen(); }
+};
+inline auto TypeView::members() const -> ItemRange<Member, &TypeView::member> { return {*this}; }
+inline auto TypeView::params() const -> ItemRange<Param, &TypeView::param> { return {*this}; }
+inline auto TypeView::enum_values() const -> ItemRange<EnumValue, &TypeView::enum_value> { return {*this}; }
+inline auto TypeView::enum64_values() const -> ItemRange<Enum64Value, &TypeView::enum64_value> { return {*this}; }
+inline auto TypeView::secinfos() const -> ItemRange<VarSecinfo, &TypeView::secinfo> { return {*this}; }
+
+// ---- Visitors over the id and string fields of one record -------------------
+
+// Calls fn(uint32_t&) (or fn(const uint32_t&)) for every word of the record
+// at `rec` that holds a type id. `Word` is uint32_t or const uint32_t.
+template <typename Word, typename Fn>
+inline void visit_type_id_words(Word* rec, Fn&& fn) {
+  Kind k = info_kind(rec[1]);
+  uint32_t vlen = info_vlen(rec[1]);
+  switch (k) {
+    case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
+    case Kind::Func: case Kind::FuncProto: case Kind::Var: case Kind::DeclTag: case Kind::TypeTag:
+      fn(rec[2]);
+      break;
+    default:
+      break;
+  }
+  switch (k) {
+    case Kind::Array:
+      fn(rec[3]);
+      fn(rec[4]);
+      break;
+    case Kind::Struct: case Kind::Union:
+      for (uint32_t i = 0; i < vlen; ++i) fn(rec[4 + 3 * i]);
+      break;
+    case Kind::FuncProto:
+      for (uint32_t i = 0; i < vlen; ++i) fn(rec[4 + 2 * i]);
+      break;
+    case Kind::Datasec:
+      for (uint32_t i = 0; i < vlen; ++i) fn(rec[3 + 3 * i]);
+      break;
+    default:
+      break;
+  }
+}
+
+// Calls fn on every word of the record that holds a string offset.
+template <typename Word, typename Fn>
+inline void visit_str_off_words(Word* rec, Fn&& fn) {
+  fn(rec[0]);
+  uint32_t vlen = info_vlen(rec[1]);
+  switch (info_kind(rec[1])) {
+    case Kind::Struct: case Kind::Union: case Kind::Enum64:
+      for (uint32_t i = 0; i < vlen; ++i) fn(rec[3 + 3 * i]);
+      break;
+    case Kind::Enum: case Kind::FuncProto:
+      for (uint32_t i = 0; i < vlen; ++i) fn(rec[3 + 2 * i]);
+      break;
+    default:
+      break;
+  }
+}
+
+// ---- String table ----------------------------------------------------------
+
+// NUL-terminated strings back to back, each distinct string stored once: an
+// open-addressing hash index of u32 offsets into the bytes (no per-string
+// heap object). Offsets here are relative to this table; Btf adds the base's
+// string size for split BTF.
+class StringTable {
+ public:
+  // `leading_empty`: start with "" at offset 0 (standalone BTF); a split
+  // table starts empty, the base's offset 0 serving as "".
+  explicit StringTable(bool leading_empty = true);
+
+  // Takes raw string-section bytes as they are (duplicates kept, so writing
+  // them back gives the same bytes) and indexes every string in them.
+  void assign(std::span<const char> bytes);
+
+  // Offset of `s`, appending it if it is new. `s` must not contain NUL.
+  uint32_t add(std::string_view s);
+  std::optional<uint32_t> find(std::string_view s) const;
+
+  // The NUL-terminated string at `off`; the caller checked off < size() and
+  // that the bytes end with NUL (the reader validates both).
+  std::string_view at(uint32_t off) const { return std::string_view(data_.data() + off); }
+
+  std::span<const char> bytes() const { return data_; }
+  uint32_t size() const { return static_cast<uint32_t>(data_.size()); }
+  void reserve(size_t bytes, size_t strings);
+
+ private:
+  void index(uint32_t off, uint64_t hash);
+  void grow();
+
+  std::vector<char> data_;
+  std::vector<uint32_t> slots_;  // offset + 1, 0 = empty
+  uint32_t count_ = 0;
+};
+
+// ---- The type table --------------------------------------------------------
+
+class Btf {
+ public:
+  Btf();                           // standalone: id 0 void, string 0 ""
+  explicit Btf(const Btf* base);   // split on `base`, which must outlive it
+  Btf(Btf&&) = default;
+  Btf& operator=(Btf&&) = default;
+
+  const Btf* base() const { return base_; }
+  TypeId start_id() const { return start_id_; }  // first id of this table
+  TypeId end_id() const { return start_id_ + static_cast<uint32_t>(offsets_.size()); }  // one past the last
+  uint32_t type_count() const { return static_cast<uint32_t>(offsets_.size()); }  // own types
+  uint32_t start_str_off() const { return start_str_off_; }
+  uint32_t end_str_off() const { return start_str_off_ + strings_.size(); }
+
+  // -- strings (offsets are absolute: base strings first) --
+  // Offset of `s`: the base's if it has it (as libbpf does), else this
+  // table's, appending it if new. "" is offset 0.
+  uint32_t add_string(std::string_view s);
+  std::optional<uint32_t> find_string(std::string_view s) const;
+  // The string at `off`; throws btfc::Error if off is past the end.
+  std::string_view str(uint32_t off) const;
+  bool valid_str_off(uint32_t off) const { return off < end_str_off(); }
+  const StringTable& strings() const { return strings_; }
+
+  // -- records --
+  // `id` in [1, end_id()) (base ids reach into the base); throws otherwise.
+  TypeView type(TypeId id) const;
+  Kind kind(TypeId id) const { return info_kind(record(id)[1]); }
+  const uint32_t* record(TypeId id) const;
+  // Own ids only (start_id() <= id < end_id()).
+  uint32_t* mutable_record(TypeId id) { return words_.data() + offsets_[id - start_id_]; }
+  // All own records, back to back, and the word offset of each.
+  std::span<const uint32_t> words() const { return words_; }
+  std::span<const uint32_t> offsets() const { return offsets_; }
+
+  template <typename Fn>  // fn(uint32_t& id)
+  void for_each_type_id_ref(TypeId id, Fn&& fn) { visit_type_id_words(mutable_record(id), fn); }
+  template <typename Fn>  // fn(uint32_t id)
+  void for_each_type_id(TypeId id, Fn&& fn) const {
+    visit_type_id_words(record(id), [&](const uint32_t& w) { fn(w); });
+  }
+  template <typename Fn>  // fn(uint32_t& str_off)
+  void for_each_str_ref(TypeId id, Fn&& fn) { visit_str_off_words(mutable_record(id), fn); }
+  template <typename Fn>
+  void for_each_str_off(TypeId id, Fn&& fn) const {
+    visit_str_off_words(record(id), [&](const uint32_t& w) { fn(w); });
+  }
+
+  // -- builders, in libbpf's spirit: each returns the new id --
+  // Names are optional where C allows anonymity ("" gives name_off 0).
+  // Invalid arguments (libbpf's -EINVAL cases) throw btfc::Error.
+  TypeId add_int(std::string_view name, uint32_t size, uint32_t encoding);
+  TypeId add_int(std::string_view name, uint32_t size, uint32_t encoding, uint32_t nr_bits, uint32_t bits_offset);
+  TypeId add_ptr(TypeId type);
+  TypeId add_array(TypeId elem_type, TypeId index_type, uint32_t nelems);
+  TypeId add_struct(std::string_view name, uint32_t size);
+  TypeId add_union(std::string_view name, uint32_t size);
+  // To the last type, which must be a struct or union. A bitfield (size > 0
+  // or an offset not on a byte) sets the kind_flag of the whole type, as
+  // libbpf does; offsets are then stored as size << 24 | offset.
+  void add_member(std::string_view name, TypeId type, uint32_t bit_offset, uint32_t bitfield_size = 0);
+  // kind_flag (signed) is set by `is_signed` or, as libbpf does, by the
+  // first negative value.
+  TypeId add_enum(std::string_view name, uint32_t size, bool is_signed = false);
+  void add_enum_value(std::string_view name, int64_t value);  // in [INT32_MIN, UINT32_MAX]
+  TypeId add_enum64(std::string_view name, uint32_t size, bool is_signed);
+  void add_enum64_value(std::string_view name, uint64_t value);
+  TypeId add_fwd(std::string_view name, bool is_union);
+  TypeId add_typedef(std::string_view name, TypeId type);
+  TypeId add_volatile(TypeId type);
+  TypeId add_const(TypeId type);
+  TypeId add_restrict(TypeId type);
+  TypeId add_func(std::string_view name, TypeId proto, FuncLinkage linkage);
+  TypeId add_func_proto(TypeId ret_type);
+  void add_param(std::string_view name, TypeId type);  // to the last FUNC_PROTO
+  TypeId add_var(std::string_view name, TypeId type, VarLinkage linkage);
+  TypeId add_datasec(std::string_view name, uint32_t size);
+  void add_datasec_var(TypeId var, uint32_t offset, uint32_t size);  // to the last DATASEC
+  TypeId add_float(std::string_view name, uint32_t size);
+  TypeId add_decl_tag(std::string_view value, TypeId type, int32_t component_idx, bool attribute = false);
+  TypeId add_type_tag(std::string_view value, TypeId type, bool attribute = false);
+
+  // Appends a complete record as is (ids and string offsets must already be
+  // those of this table), e.g. one copied from another table and remapped.
+  TypeId add_record(std::span<const uint32_t> rec);
+
+  void reserve(size_t types, size_t words, size_t string_bytes);
+
+  // Used by the reader: takes validated words and strings.
+  void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const char> strings);
+
+ private:
+  TypeId push(uint32_t name_off, uint32_t info, uint32_t size_or_type);
+  uint32_t* last(Kind a, Kind b, const char* what);
+  uint32_t name_or_throw(std::string_view name, const char* what);
+
+  const Btf* base_ = nullptr;
+  TypeId start_id_ = 1;
+  uint32_t start_str_off_ = 0;
+  std::vector<uint32_t> words_;
+  std::vector<uint32_t> offsets_;  // id - start_id_ -> index into words_
+  StringTable strings_;
+};
+
+inline std::string_view TypeView::name() const { return btf_->str(name_off()); }
+
+}  // namespace btfc::btf

@@ -1,0 +1,171 @@
+// The type table against libbpf: the same types built with btfc's add_* and
+// with libbpf's btf__add_* must give the same raw bytes (libbpf is what
+// pahole builds BTF with). Also the split-BTF id/string numbering and the
+// id/string visitors.
+#include <bpf/btf.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "btf/btf.h"
+#include "btf/writer.h"
+
+namespace btfc::btf {
+namespace {
+
+std::vector<uint8_t> libbpf_bytes(const struct btf* b) {
+  uint32_t size = 0;
+  const void* data = btf__raw_data(b, &size);
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  return std::vector<uint8_t>(p, p + size);
+}
+
+// One of each kind libbpf 1.1 can build, in the same order on both sides.
+TEST(BtfTable, BuildersMatchLibbpfByteForByte) {
+  struct btf* lb = btf__new_empty();
+  ASSERT_NE(lb, nullptr);
+  Btf b;
+
+  EXPECT_EQ(b.add_int("int", 4, INT_SIGNED), btf__add_int(lb, "int", 4, BTF_INT_SIGNED));
+  EXPECT_EQ(b.add_int("_Bool", 1, INT_BOOL), btf__add_int(lb, "_Bool", 1, BTF_INT_BOOL));
+  EXPECT_EQ(b.add_ptr(1), btf__add_ptr(lb, 1));
+  EXPECT_EQ(b.add_array(1, 1, 16), btf__add_array(lb, 1, 1, 16));  // libbpf: (index, elem, n)
+  EXPECT_EQ(b.add_struct("s", 16), btf__add_struct(lb, "s", 16));
+  b.add_member("a", 1, 0);
+  ASSERT_EQ(btf__add_field(lb, "a", 1, 0, 0), 0);
+  b.add_member("", 1, 32);
+  ASSERT_EQ(btf__add_field(lb, nullptr, 1, 32, 0), 0);
+  b.add_member("bits", 1, 67, 3);  // a bitfield turns on the kind_flag
+  ASSERT_EQ(btf__add_field(lb, "bits", 1, 67, 3), 0);
+  EXPECT_EQ(b.add_union("", 4), btf__add_union(lb, nullptr, 4));
+  b.add_member("x", 1, 0);
+  ASSERT_EQ(btf__add_field(lb, "x", 1, 0, 0), 0);
+  EXPECT_EQ(b.add_enum("e", 4), btf__add_enum(lb, "e", 4));
+  b.add_enum_value("A", 0);
+  ASSERT_EQ(btf__add_enum_value(lb, "A", 0), 0);
+  b.add_enum_value("B", -5);  // negative: signed
+  ASSERT_EQ(btf__add_enum_value(lb, "B", -5), 0);
+  b.add_enum_value("C", 0xffffffffll);
+  ASSERT_EQ(btf__add_enum_value(lb, "C", 0xffffffffll), 0);
+  EXPECT_EQ(b.add_enum64("e64", 8, true), btf__add_enum64(lb, "e64", 8, true));
+  b.add_enum64_value("BIG", 0x123456789abcdef0ull);
+  ASSERT_EQ(btf__add_enum64_value(lb, "BIG", 0x123456789abcdef0ull), 0);
+  EXPECT_EQ(b.add_fwd("fs", false), btf__add_fwd(lb, "fs", BTF_FWD_STRUCT));
+  EXPECT_EQ(b.add_fwd("fu", true), btf__add_fwd(lb, "fu", BTF_FWD_UNION));
+  EXPECT_EQ(b.add_typedef("t", 1), btf__add_typedef(lb, "t", 1));
+  EXPECT_EQ(b.add_volatile(1), btf__add_volatile(lb, 1));
+  EXPECT_EQ(b.add_const(1), btf__add_const(lb, 1));
+  EXPECT_EQ(b.add_restrict(3), btf__add_restrict(lb, 3));
+  EXPECT_EQ(b.add_type_tag("user", 3), btf__add_type_tag(lb, "user", 3));
+  TypeId proto = b.add_func_proto(1);
+  EXPECT_EQ(proto, btf__add_func_proto(lb, 1));
+  b.add_param("p", 3);
+  ASSERT_EQ(btf__add_func_param(lb, "p", 3), 0);
+  b.add_param("", 1);
+  ASSERT_EQ(btf__add_func_param(lb, nullptr, 1), 0);
+  TypeId func = b.add_func("f", proto, FuncLinkage::Global);
+  EXPECT_EQ(func, btf__add_func(lb, "f", BTF_FUNC_GLOBAL, proto));
+  EXPECT_EQ(b.add_func("g", proto, FuncLinkage::Static), btf__add_func(lb, "g", BTF_FUNC_STATIC, proto));
+  TypeId var = b.add_var("v", 1, VarLinkage::GlobalAllocated);
+  EXPECT_EQ(var, btf__add_var(lb, "v", BTF_VAR_GLOBAL_ALLOCATED, 1));
+  EXPECT_EQ(b.add_var("sv", 1, VarLinkage::Static), btf__add_var(lb, "sv", BTF_VAR_STATIC, 1));
+  EXPECT_EQ(b.add_datasec(".data", 8), btf__add_datasec(lb, ".data", 8));
+  b.add_datasec_var(var, 0, 4);
+  ASSERT_EQ(btf__add_datasec_var_info(lb, var, 0, 4), 0);
+  b.add_datasec_var(var + 1, 4, 4);
+  ASSERT_EQ(btf__add_datasec_var_info(lb, var + 1, 4, 4), 0);
+  EXPECT_EQ(b.add_float("double", 8), btf__add_float(lb, "double", 8));
+  EXPECT_EQ(b.add_decl_tag("tag", func, -1), btf__add_decl_tag(lb, "tag", func, -1));
+  EXPECT_EQ(b.add_decl_tag("ptag", func, 0), btf__add_decl_tag(lb, "ptag", func, 0));
+  // Reusing strings: stored once on both sides.
+  EXPECT_EQ(b.add_typedef("int", 1), btf__add_typedef(lb, "int", 1));
+
+  EXPECT_EQ(write_raw(b), libbpf_bytes(lb));
+  btf__free(lb);
+}
+
+// libbpf 1.1 has no btf__add_decl_attr/type_attr: check those words directly.
+TEST(BtfTable, AttributeTagsSetKindFlag) {
+  Btf b;
+  TypeId i = b.add_int("int", 4, INT_SIGNED);
+  TypeId d = b.add_decl_tag("a", i, -1, true);
+  TypeId t = b.add_type_tag("b", i, true);
+  EXPECT_TRUE(b.type(d).kind_flag());
+  EXPECT_EQ(b.type(d).component_idx(), -1);
+  EXPECT_TRUE(b.type(t).kind_flag());
+  EXPECT_EQ(b.type(t).name(), "b");
+  EXPECT_EQ(b.type(t).type(), i);
+}
+
+TEST(BtfTable, SplitContinuesBaseIdsAndStrings) {
+  Btf base;
+  TypeId i = base.add_int("int", 4, INT_SIGNED);
+  base.add_ptr(i);
+  Btf split(&base);
+  EXPECT_EQ(split.start_id(), 3u);
+  EXPECT_EQ(split.start_str_off(), base.end_str_off());
+  // A string the base has is reused; a new one continues the base's offsets.
+  EXPECT_EQ(split.add_string("int"), *base.find_string("int"));
+  TypeId s = split.add_struct("mine", 4);
+  EXPECT_EQ(s, 3u);
+  EXPECT_EQ(split.type(s).name_off(), base.end_str_off());
+  split.add_member("int", i, 0);
+  EXPECT_EQ(split.type(s).member(0).name_off, *base.find_string("int"));
+  EXPECT_EQ(split.type(i).name(), "int");  // reaches into the base
+  EXPECT_EQ(split.type(s).name(), "mine");
+
+  // libbpf numbers the same way.
+  struct btf* lbase = btf__new_empty();
+  btf__add_int(lbase, "int", 4, BTF_INT_SIGNED);
+  btf__add_ptr(lbase, 1);
+  struct btf* lsplit = btf__new_empty_split(lbase);
+  EXPECT_EQ(btf__add_struct(lsplit, "mine", 4), 3);
+  btf__add_field(lsplit, "int", 1, 0, 0);
+  EXPECT_EQ(write_raw(split), libbpf_bytes(lsplit));
+  btf__free(lsplit);
+  btf__free(lbase);
+}
+
+TEST(BtfTable, VisitorsReachEveryIdAndString) {
+  Btf b;
+  TypeId i = b.add_int("int", 4, INT_SIGNED);
+  TypeId s = b.add_struct("s", 8);
+  b.add_member("a", i, 0);
+  b.add_member("b", i, 32);
+  TypeId a = b.add_array(s, i, 3);
+  TypeId p = b.add_func_proto(i);
+  b.add_param("x", a);
+  std::vector<uint32_t> ids;
+  b.for_each_type_id(s, [&](uint32_t id) { ids.push_back(id); });
+  EXPECT_EQ(ids, (std::vector<uint32_t>{i, i}));
+  ids.clear();
+  b.for_each_type_id(a, [&](uint32_t id) { ids.push_back(id); });
+  EXPECT_EQ(ids, (std::vector<uint32_t>{s, i}));
+  ids.clear();
+  b.for_each_type_id(p, [&](uint32_t id) { ids.push_back(id); });
+  EXPECT_EQ(ids, (std::vector<uint32_t>{i, a}));
+  std::vector<std::string> names;
+  b.for_each_str_off(s, [&](uint32_t off) { names.push_back(std::string(b.str(off))); });
+  EXPECT_EQ(names, (std::vector<std::string>{"s", "a", "b"}));
+  // Rewriting in place.
+  b.for_each_type_id_ref(s, [&](uint32_t& id) { id = a; });
+  EXPECT_EQ(b.type(s).member(1).type, a);
+  std::vector<std::string> members;
+  for (Member m : b.type(s).members()) members.push_back(std::string(b.str(m.name_off)));
+  EXPECT_EQ(members, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(BtfTable, BuilderRejectsWhatLibbpfRejects) {
+  Btf b;
+  EXPECT_THROW(b.add_int("", 4, 0), Error);
+  EXPECT_THROW(b.add_int("x", 3, 0), Error);
+  EXPECT_THROW(b.add_member("m", 1, 0), Error);  // no struct yet
+  b.add_union("u", 4);
+  EXPECT_THROW(b.add_member("m", 1, 8), Error);  // union member off 0
+  b.add_enum("e", 4);
+  EXPECT_THROW(b.add_enum_value("big", 0x100000000ll), Error);
+  EXPECT_THROW(b.add_typedef("", 1), Error);
+}
+
+}  // namespace
+}  // namespace btfc::btf
