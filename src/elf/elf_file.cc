@@ -1,11 +1,26 @@
 // ELF header, section header and symbol table parsing. Section contents that
 // need work before use (compression, relocation) are produced in
-// compute_section_data and cached per section.
+// compute_section_data and cached per section; the work itself lives in
+// compression.cc and relocate.cc.
 #include "elf/elf_file.h"
 
 #include <cstring>
 
+#include "base/parallel.h"
+
 namespace btfc::elf {
+
+// One slot per section. `ready` is read without the lock on the fast path
+// (acquire/release pairs with the store after computing), so readers of an
+// already computed section never contend on anything.
+struct ElfFile::Cached {
+  std::mutex mu;
+  std::atomic<bool> ready{false};
+  Bytes data;
+  std::vector<uint8_t> owned;
+};
+
+ElfFile::~ElfFile() = default;
 
 namespace {
 constexpr char kHeader[] = "ELF header";
@@ -132,14 +147,56 @@ void ElfFile::parse_header() {
     n.seek(names[i]);
     sections_[i].name = n.cstr();
   }
-  data_cache_.resize(shnum);
-  data_cached_.assign(shnum, 0);
+  cache_ = std::make_unique<Cached[]>(shnum);
+  relocations_for_.resize(shnum);
+  if (type_ == ET_REL)
+    for (const Section& s : sections_)
+      if ((s.type == SHT_RELA || s.type == SHT_REL) && s.info > 0 && s.info < shnum)
+        relocations_for_[s.info].push_back(s.index);
 }
 
-const Section* ElfFile::find_section(std::string_view name) const {
+std::string ElfFile::machine_name(uint16_t machine) {
+  switch (machine) {
+    case 3: return "i386";
+    case 8: return "MIPS";
+    case 20: return "PowerPC";
+    case 21: return "PowerPC64";
+    case 22: return "s390";
+    case 40: return "ARM";
+    case 62: return "x86-64";
+    case 183: return "AArch64";
+    case 243: return "RISC-V";
+    default: return "machine " + std::to_string(machine);
+  }
+}
+
+const Section* ElfFile::find_section_exact(std::string_view name) const {
   for (const Section& s : sections_)
     if (s.name == name) return &s;
   return nullptr;
+}
+
+const Section* ElfFile::find_section(std::string_view name) const {
+  if (const Section* s = find_section_exact(name)) return s;
+  constexpr std::string_view kDebug = ".debug_";
+  if (name.substr(0, kDebug.size()) == kDebug) {
+    std::string z = ".zdebug_";
+    z += name.substr(kDebug.size());
+    return find_section_exact(z);
+  }
+  return nullptr;
+}
+
+namespace {
+bool is_debug_name(std::string_view name) {
+  return name.starts_with(".debug_") || name.starts_with(".zdebug_");
+}
+}  // namespace
+
+bool ElfFile::needs_processing(const Section& s) const {
+  if (s.type == SHT_NOBITS) return false;
+  if ((s.flags & SHF_COMPRESSED) || s.name.starts_with(".zdebug_")) return true;
+  return type_ == ET_REL && is_debug_name(s.name) && !relocations_for_[s.index].empty();
 }
 
 Bytes ElfFile::raw_data(const Section& s) const {
@@ -148,26 +205,45 @@ Bytes ElfFile::raw_data(const Section& s) const {
 }
 
 Bytes ElfFile::section_data(const Section& s) const {
-  std::lock_guard lock(mu_);
-  if (!data_cached_[s.index]) {
+  // Callers may pass a copy of a Section; the index picks our slot.
+  if (s.index >= sections_.size())
+    throw Error(std::string(s.name), 0, "not a section of this file").with_file(path_);
+  if (!needs_processing(s)) return raw_data(s);
+  Cached& c = cache_[s.index];
+  if (c.ready.load(std::memory_order_acquire)) return c.data;
+  std::lock_guard lock(c.mu);
+  if (!c.ready.load(std::memory_order_relaxed)) {
+    // On error nothing is cached: the next call recomputes and throws the
+    // same error, which keeps the message independent of who asked first.
     try {
-      data_cache_[s.index] = compute_section_data(s);
+      c.data = compute_section_data(sections_[s.index], c.owned);
     } catch (Error& e) {
+      c.owned.clear();
       throw e.with_file(path_);
     }
-    data_cached_[s.index] = 1;
+    c.ready.store(true, std::memory_order_release);
   }
-  return data_cache_[s.index];
+  return c.data;
 }
 
-Bytes ElfFile::compute_section_data(const Section& s) const {
-  if (s.flags & SHF_COMPRESSED)
-    throw Error(std::string(s.name), 0, "compressed sections are not supported yet");
-  return raw_data(s);
+Bytes ElfFile::compute_section_data(const Section& s, std::vector<uint8_t>& owned) const {
+  Bytes data = decompressed_data(s, owned);
+  if (type_ == ET_REL && is_debug_name(s.name) && !relocations_for_[s.index].empty()) {
+    if (owned.empty() && !data.empty()) owned.assign(data.begin(), data.end());
+    apply_relocations(s, owned);
+    data = owned;
+  }
+  return data;
+}
+
+void ElfFile::prepare(const std::vector<const Section*>& list) const {
+  parallel_for(list.size(), [&](size_t i) {
+    if (list[i]) section_data(*list[i]);
+  });
 }
 
 const std::vector<Symbol>& ElfFile::symbols() const {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(symbols_mu_);
   if (symbols_read_) return symbols_;
   const Section* symtab = nullptr;
   for (const Section& s : sections_)

@@ -6,14 +6,28 @@
 //     Bytes info = f.section_data(*s);   // decompressed and relocated
 //
 // The file is mmap'ed; section_data() returns a span of the mapping when the
-// bytes can be used as they are, and otherwise (SHF_COMPRESSED, .zdebug_*,
-// relocations of a relocatable file applied to a debug section) a span of a
-// buffer owned by the ElfFile, computed once. Everything read from the file
-// is bounds-checked and errors name the file, section and offset.
+// bytes can be used as they are, and otherwise a span of a buffer owned by
+// the ElfFile, computed once per section:
+//  - SHF_COMPRESSED sections (Elf32_Chdr/Elf64_Chdr, zlib or zstd) and legacy
+//    GNU ".zdebug_*" sections ("ZLIB" + 8-byte big-endian size + zlib) are
+//    decompressed; the output may not exceed the size the header states and
+//    must reach it exactly;
+//  - in relocatable files (ET_REL: .o, kernel .ko) every SHT_RELA/SHT_REL
+//    section whose sh_info names a ".debug_*" (or ".zdebug_*") section is
+//    applied to it, as eu-strip --reloc-debug-sections does: S + A with S the
+//    symbol's st_value (0 for section symbols), A from r_addend or, for REL,
+//    from the bytes in place. Supported machines: x86-64, i386, AArch64, ARM,
+//    s390x, PowerPC/PowerPC64 (either byte order), RISC-V (including the
+//    ADD/SUB/SET pairs and ULEB128 pairs), MIPS. Relocations aimed at
+//    non-debug sections are ignored.
+// Everything read from the file is bounds-checked and errors name the file,
+// section and offset, e.g. "ext4.ko: .rela.debug_info+0x18: unknown
+// relocation type 99 for x86-64".
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -65,6 +79,7 @@ class ElfFile {
   // Parses bytes that the caller keeps alive (tests, fuzzing). `name` is used
   // in error messages.
   static std::unique_ptr<ElfFile> parse(Bytes bytes, std::string name);
+  ~ElfFile();
 
   const std::string& path() const { return path_; }
   Bytes bytes() const { return bytes_; }
@@ -75,7 +90,14 @@ class ElfFile {
   uint8_t address_size() const { return is_64_ ? 8 : 4; }
 
   const std::vector<Section>& sections() const { return sections_; }
+  // The section called `name`. A name starting with ".debug_" also finds a
+  // legacy GNU-compressed ".zdebug_" section of the same suffix when there
+  // is no ".debug_" one, so DWARF readers need not know about .zdebug.
   const Section* find_section(std::string_view name) const;
+  // Same as find_section; spelled out for callers that want to say so.
+  const Section* find_debug_section(std::string_view name) const { return find_section(name); }
+  // Exact name match only (".debug_info" never finds ".zdebug_info").
+  const Section* find_section_exact(std::string_view name) const;
 
   // Raw bytes of a section as stored in the file (empty for SHT_NOBITS).
   Bytes raw_data(const Section& s) const;
@@ -85,14 +107,31 @@ class ElfFile {
   Bytes section_data(const Section& s) const;
   // A reader over section_data(s), named after the section.
   Reader reader(const Section& s) const { return Reader(section_data(s), s.name, big_endian_); }
+  // Computes section_data() of the given sections in parallel (one
+  // parallel_for item per section), so a caller about to read all of
+  // .debug_info, .debug_abbrev, .debug_str... pays the decompression and
+  // relocation of the big ones side by side. The first error (by position in
+  // `list`) is thrown. Sections already computed cost nothing.
+  void prepare(const std::vector<const Section*>& list) const;
+  // True if section_data(s) differs from raw_data(s): s is compressed, or s
+  // is a debug section of a relocatable file with relocations aimed at it.
+  bool needs_processing(const Section& s) const;
+
+  // Name of e_machine for messages ("x86-64", "AArch64", ... or "machine N").
+  static std::string machine_name(uint16_t machine);
 
   // .symtab (or .dynsym if there is no .symtab); empty if neither exists.
   const std::vector<Symbol>& symbols() const;
 
  private:
   ElfFile() = default;
+  struct Cached;
   void parse_header();
-  Bytes compute_section_data(const Section& s) const;
+  Bytes compute_section_data(const Section& s, std::vector<uint8_t>& owned) const;
+  // Contents after decompression only (compression.cc).
+  Bytes decompressed_data(const Section& s, std::vector<uint8_t>& owned) const;
+  // Applies every relocation section aimed at `s` to `data` (relocate.cc).
+  void apply_relocations(const Section& s, std::vector<uint8_t>& data) const;
 
   MappedFile file_;
   std::string path_;
@@ -103,10 +142,14 @@ class ElfFile {
   uint16_t machine_ = 0;
   std::vector<Section> sections_;
 
-  mutable std::mutex mu_;
-  mutable std::vector<std::unique_ptr<std::vector<uint8_t>>> owned_;  // decompressed/relocated buffers
-  mutable std::vector<Bytes> data_cache_;
-  mutable std::vector<uint8_t> data_cached_;
+  // Each section's processed contents are computed once, under that
+  // section's own lock, so threads reading different sections never wait
+  // for each other (relocating .debug_info of a big module takes a while).
+  std::unique_ptr<Cached[]> cache_;
+  // Relocation sections by target section index (ET_REL only).
+  std::vector<std::vector<uint32_t>> relocations_for_;
+
+  mutable std::mutex symbols_mu_;
   mutable std::vector<Symbol> symbols_;
   mutable bool symbols_read_ = false;
 };
