@@ -54,11 +54,16 @@ std::unique_ptr<ElfFile> ElfFile::parse(Bytes bytes, std::string name) {
 
 void ElfFile::parse_header() {
   Reader r(bytes_, kHeader, false);
-  if (bytes_.size() < 16 || std::memcmp(bytes_.data(), "\x7f" "ELF", 4) != 0)
+  if (bytes_.size() < 4 || std::memcmp(bytes_.data(), "\x7f" "ELF", 4) != 0)
     throw Error(kHeader, 0, "not an ELF file (bad magic)");
+  if (bytes_.size() < 16)
+    throw Error(kHeader, 0, "ELF header is truncated (" + std::to_string(bytes_.size()) + " bytes)");
   uint8_t cls = bytes_[4], data = bytes_[5];
   if (cls != 1 && cls != 2) throw Error(kHeader, 4, "bad ELF class " + std::to_string(cls));
   if (data != 1 && data != 2) throw Error(kHeader, 5, "bad ELF data encoding " + std::to_string(data));
+  if (size_t need = cls == 2 ? 64 : 52; bytes_.size() < need)
+    throw Error(kHeader, 0,
+                "ELF header is truncated (" + std::to_string(bytes_.size()) + " bytes, need " + std::to_string(need) + ")");
   is_64_ = cls == 2;
   big_endian_ = data == 2;
   r = Reader(bytes_, kHeader, big_endian_);

@@ -1,0 +1,326 @@
+// Corrupt ELF input: each case is a small hand-made file with one thing
+// wrong, and the test asserts the exact message a user would see. None may
+// crash, hang or allocate without bound (these run under ASan/UBSan too).
+//
+// The files are encoded byte by byte below: a 64-bit little-endian x86-64
+// ET_REL with .shstrtab, .debug_info (16 bytes), .symtab (null symbol and a
+// section symbol for .debug_info, value 0), .strtab and .rela.debug_info
+// (one R_X86_64_32 at offset 4, symbol 1, addend 0x10). Cases patch fields
+// at the offsets recorded in `Layout`.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/endian.h"
+#include "elf/elf_file.h"
+
+namespace btfc {
+namespace {
+
+struct Sec {
+  std::string name;
+  uint32_t type;
+  uint64_t flags;
+  std::vector<uint8_t> data;
+  uint32_t link = 0, info = 0;
+  uint64_t entsize = 0;
+};
+
+struct Layout {
+  std::vector<uint8_t> bytes;
+  uint64_t shoff = 0;
+  std::vector<uint64_t> data_offset;  // file offset of each section's data
+  uint64_t header(size_t i) const { return shoff + 64 * i; }  // file offset of section header i
+};
+
+void put16(std::vector<uint8_t>& b, uint64_t at, uint16_t v) { store<uint16_t>(b.data() + at, v, false); }
+void put32(std::vector<uint8_t>& b, uint64_t at, uint32_t v) { store<uint32_t>(b.data() + at, v, false); }
+void put64(std::vector<uint8_t>& b, uint64_t at, uint64_t v) { store<uint64_t>(b.data() + at, v, false); }
+
+// ELF64 LE: header, then each section's data (8-aligned), then the section
+// headers (index 0 is the null section; `secs` become 1..n, .shstrtab last).
+Layout encode(std::vector<Sec> secs, uint16_t type = elf::ET_REL) {
+  Sec shstrtab{".shstrtab", elf::SHT_STRTAB, 0, {0}};
+  std::vector<uint32_t> name_off;
+  secs.push_back(shstrtab);
+  for (Sec& s : secs) {
+    name_off.push_back(static_cast<uint32_t>(secs.back().data.size()));
+    secs.back().data.insert(secs.back().data.end(), s.name.begin(), s.name.end());
+    secs.back().data.push_back(0);
+  }
+  Layout l;
+  l.bytes.assign(64, 0);
+  std::memcpy(l.bytes.data(), "\x7f" "ELF\x02\x01\x01", 7);
+  put16(l.bytes, 16, type);
+  put16(l.bytes, 18, 62);  // EM_X86_64
+  put32(l.bytes, 20, 1);
+  put16(l.bytes, 52, 64);  // e_ehsize
+  put16(l.bytes, 58, 64);  // e_shentsize
+  put16(l.bytes, 60, static_cast<uint16_t>(secs.size() + 1));
+  put16(l.bytes, 62, static_cast<uint16_t>(secs.size()));  // .shstrtab is last
+  for (Sec& s : secs) {
+    l.bytes.resize((l.bytes.size() + 7) & ~size_t{7});
+    l.data_offset.push_back(l.bytes.size());
+    l.bytes.insert(l.bytes.end(), s.data.begin(), s.data.end());
+  }
+  l.bytes.resize((l.bytes.size() + 7) & ~size_t{7});
+  l.shoff = l.bytes.size();
+  put64(l.bytes, 40, l.shoff);
+  l.bytes.resize(l.bytes.size() + 64 * (secs.size() + 1), 0);
+  for (size_t i = 0; i < secs.size(); i++) {
+    uint64_t h = l.header(i + 1);
+    put32(l.bytes, h, name_off[i]);
+    put32(l.bytes, h + 4, secs[i].type);
+    put64(l.bytes, h + 8, secs[i].flags);
+    put64(l.bytes, h + 24, l.data_offset[i]);
+    put64(l.bytes, h + 32, secs[i].data.size());
+    put32(l.bytes, h + 40, secs[i].link);
+    put32(l.bytes, h + 44, secs[i].info);
+    put64(l.bytes, h + 48, 1);
+    put64(l.bytes, h + 56, secs[i].entsize);
+  }
+  return l;
+}
+
+std::vector<uint8_t> rela64(uint64_t offset, uint32_t sym, uint32_t type, int64_t addend) {
+  std::vector<uint8_t> b(24);
+  put64(b, 0, offset);
+  put64(b, 8, uint64_t{sym} << 32 | type);
+  put64(b, 16, static_cast<uint64_t>(addend));
+  return b;
+}
+
+// Section indices in the relocatable layout below.
+constexpr size_t kInfo = 1, kSymtab = 2, kRela = 4;
+
+Layout relocatable(std::vector<uint8_t> rela = rela64(4, 1, 10, 0x10), std::vector<uint8_t> info = {}) {
+  if (info.empty()) info.assign(16, 0);
+  std::vector<uint8_t> symtab(48, 0);
+  symtab[24 + 4] = elf::STT_SECTION;  // st_info of symbol 1
+  put16(symtab, 24 + 6, kInfo);       // st_shndx
+  return encode({
+      {".debug_info", elf::SHT_PROGBITS, 0, info},
+      {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 2, 24},
+      {".strtab", elf::SHT_STRTAB, 0, {0}},
+      {".rela.debug_info", elf::SHT_RELA, 0, rela, kSymtab, kInfo, 24},
+  });
+}
+
+// The message of the Error thrown by opening `bytes` and reading the
+// section data of `section` (if given).
+std::string error_of(const std::vector<uint8_t>& bytes, const char* section = nullptr) {
+  try {
+    auto f = elf::ElfFile::parse(bytes, "t.o");
+    if (section) {
+      const elf::Section* s = f->find_section(section);
+      if (!s) return "no section";
+      f->section_data(*s);
+    }
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ElfCorrupt, GoodFileRelocates) {
+  // The uncorrupted file: S (section symbol, 0) + A (0x10) at offset 4.
+  Layout l = relocatable();
+  auto f = elf::ElfFile::parse(l.bytes, "t.o");
+  Bytes d = f->section_data(*f->find_section(".debug_info"));
+  ASSERT_EQ(d.size(), 16u);
+  EXPECT_EQ(load<uint32_t>(d.data() + 4, false), 0x10u);
+  EXPECT_EQ(error_of(l.bytes, ".debug_info"), "no error");
+}
+
+TEST(ElfCorrupt, TruncatedHeader) {
+  // Magic and class say ELF64 but the file ends after 20 bytes.
+  Layout l = relocatable();
+  l.bytes.resize(20);
+  EXPECT_EQ(error_of(l.bytes), "t.o: ELF header+0x0: ELF header is truncated (20 bytes, need 64)");
+  l.bytes.resize(8);
+  EXPECT_EQ(error_of(l.bytes), "t.o: ELF header+0x0: ELF header is truncated (8 bytes)");
+}
+
+TEST(ElfCorrupt, BadMagicAndClass) {
+  Layout l = relocatable();
+  l.bytes[1] = 'X';  // "\x7fXLF"
+  EXPECT_EQ(error_of(l.bytes), "t.o: ELF header+0x0: not an ELF file (bad magic)");
+  l = relocatable();
+  l.bytes[4] = 3;  // EI_CLASS neither ELFCLASS32 nor ELFCLASS64
+  EXPECT_EQ(error_of(l.bytes), "t.o: ELF header+0x4: bad ELF class 3");
+  l = relocatable();
+  l.bytes[5] = 0;  // EI_DATA none
+  EXPECT_EQ(error_of(l.bytes), "t.o: ELF header+0x5: bad ELF data encoding 0");
+}
+
+TEST(ElfCorrupt, SectionHeadersOutsideFile) {
+  // e_shoff points 16 bytes before the end of the file.
+  Layout l = relocatable();
+  put64(l.bytes, 40, l.bytes.size() - 16);
+  EXPECT_EQ(error_of(l.bytes), "t.o: section headers+0x" + [&] {
+    char b[32];
+    std::snprintf(b, sizeof b, "%zx", l.bytes.size() - 16);
+    return std::string(b);
+  }() + ": section header 0 is outside the file");
+  // e_shoff far past the end (and an overflowing sum).
+  put64(l.bytes, 40, ~uint64_t{0} - 8);
+  EXPECT_EQ(error_of(l.bytes), "t.o: section headers+0xfffffffffffffff7: section header 0 is outside the file");
+}
+
+TEST(ElfCorrupt, SectionDataOutsideFile) {
+  // .debug_info's sh_size runs past the end of the file.
+  Layout l = relocatable();
+  put64(l.bytes, l.header(kInfo) + 32, l.bytes.size());
+  char want[128];
+  std::snprintf(want, sizeof want, "t.o: section headers+0x%llx: section 1 lies outside the file",
+                static_cast<unsigned long long>(l.header(kInfo)));
+  EXPECT_EQ(error_of(l.bytes), want);
+  // sh_offset + sh_size overflows 64 bits.
+  l = relocatable();
+  put64(l.bytes, l.header(kInfo) + 24, ~uint64_t{0});
+  EXPECT_EQ(error_of(l.bytes), want);
+}
+
+TEST(ElfCorrupt, NameOutsideShstrtab) {
+  // sh_name of .debug_info is 0x1000, .shstrtab is much shorter.
+  Layout l = relocatable();
+  put32(l.bytes, l.header(kInfo), 0x1000);
+  EXPECT_EQ(error_of(l.bytes), "t.o: .shstrtab+0x1000: name of section 1 is outside .shstrtab");
+}
+
+// A .debug_info holding `payload` with SHF_COMPRESSED set.
+Layout compressed(const std::vector<uint8_t>& payload) {
+  return encode({{".debug_info", elf::SHT_PROGBITS, elf::SHF_COMPRESSED, payload}});
+}
+
+std::vector<uint8_t> chdr64(uint32_t type, uint64_t size, const std::vector<uint8_t>& stream) {
+  std::vector<uint8_t> b(24 + stream.size());
+  put32(b, 0, type);
+  put64(b, 8, size);
+  put64(b, 16, 1);
+  std::copy(stream.begin(), stream.end(), b.begin() + 24);
+  return b;
+}
+
+std::vector<uint8_t> zlib_of(const std::string& text) {
+  uLongf n = compressBound(text.size());
+  std::vector<uint8_t> out(n);
+  compress(out.data(), &n, reinterpret_cast<const Bytef*>(text.data()), text.size());
+  out.resize(n);
+  return out;
+}
+
+TEST(ElfCorrupt, GoodCompressedSection) {
+  std::string text(1000, 'a');
+  Layout l = compressed(chdr64(1, text.size(), zlib_of(text)));
+  auto f = elf::ElfFile::parse(l.bytes, "t.o");
+  Bytes d = f->section_data(*f->find_section(".debug_info"));
+  EXPECT_EQ(std::string(d.begin(), d.end()), text);
+}
+
+TEST(ElfCorrupt, BadCompressionHeader) {
+  // SHF_COMPRESSED but only 10 bytes: an Elf64_Chdr needs 24.
+  EXPECT_EQ(error_of(compressed(std::vector<uint8_t>(10, 0)).bytes, ".debug_info"),
+            "t.o: .debug_info+0x0: compression header is truncated (10 bytes)");
+  // ch_type 7 is neither ELFCOMPRESS_ZLIB (1) nor ELFCOMPRESS_ZSTD (2).
+  EXPECT_EQ(error_of(compressed(chdr64(7, 5, zlib_of("hello"))).bytes, ".debug_info"),
+            "t.o: .debug_info+0x0: unknown compression type 7");
+  // ch_type zlib but the stream is not zlib.
+  EXPECT_EQ(error_of(compressed(chdr64(1, 5, {1, 2, 3, 4, 5, 6})).bytes, ".debug_info"),
+            "t.o: .debug_info+0x18: bad zlib stream: incorrect header check");
+  // ch_type zstd but the stream is not zstd.
+  EXPECT_EQ(error_of(compressed(chdr64(2, 5, {1, 2, 3, 4, 5, 6})).bytes, ".debug_info"),
+            "t.o: .debug_info+0x18: bad zstd stream: Unknown frame descriptor");
+}
+
+TEST(ElfCorrupt, DecompressedSizeMismatch) {
+  std::vector<uint8_t> z = zlib_of("hello world");
+  // The header promises 12 bytes, the stream holds 11.
+  EXPECT_EQ(error_of(compressed(chdr64(1, 12, z)).bytes, ".debug_info"),
+            "t.o: .debug_info+0x18: decompressed size mismatch: the stream holds 11 bytes, the header says 12");
+  // The header promises 10 bytes, the stream holds more.
+  EXPECT_EQ(error_of(compressed(chdr64(1, 10, z)).bytes, ".debug_info"),
+            "t.o: .debug_info+0x18: decompressed data is larger than the header's size 10");
+  // A huge promised size must not be allocated up front.
+  EXPECT_EQ(error_of(compressed(chdr64(1, uint64_t{1} << 60, z)).bytes, ".debug_info"),
+            "t.o: .debug_info+0x18: decompressed size mismatch: the stream holds 11 bytes, the header says "
+            "1152921504606846976");
+  // The stream stops half way.
+  z.resize(z.size() / 2);
+  EXPECT_EQ(error_of(compressed(chdr64(1, 11, z)).bytes, ".debug_info"),
+            "t.o: .debug_info+0x18: truncated zlib stream");
+}
+
+TEST(ElfCorrupt, BadZdebugHeader) {
+  // A .zdebug_ section must start with "ZLIB" and a big-endian size.
+  Layout l = encode({{".zdebug_info", elf::SHT_PROGBITS, 0, {'Z', 'L', 'I', 'X', 0, 0, 0, 0, 0, 0, 0, 5}}});
+  EXPECT_EQ(error_of(l.bytes, ".debug_info"), "t.o: .zdebug_info+0x0: missing \"ZLIB\" header of a .zdebug section");
+  std::vector<uint8_t> good = {'Z', 'L', 'I', 'B', 0, 0, 0, 0, 0, 0, 0, 6};  // says 6, "hello" is 5
+  std::vector<uint8_t> z = zlib_of("hello");
+  good.insert(good.end(), z.begin(), z.end());
+  l = encode({{".zdebug_info", elf::SHT_PROGBITS, 0, good}});
+  EXPECT_EQ(error_of(l.bytes, ".debug_info"),
+            "t.o: .zdebug_info+0xc: decompressed size mismatch: the stream holds 5 bytes, the header says 6");
+}
+
+TEST(ElfCorrupt, RelocationOffsetOutsideTarget) {
+  // r_offset 0xe + 4 bytes of R_X86_64_32 runs past the 16-byte section.
+  EXPECT_EQ(error_of(relocatable(rela64(0xe, 1, 10, 0)).bytes, ".debug_info"),
+            "t.o: .rela.debug_info+0x0: relocation offset 0xe is outside .debug_info (size 0x10)");
+  // r_offset near 2^64: no wrap-around.
+  EXPECT_EQ(error_of(relocatable(rela64(~uint64_t{0} - 1, 1, 1, 0)).bytes, ".debug_info"),
+            "t.o: .rela.debug_info+0x0: relocation offset 0xfffffffffffffffe is outside .debug_info (size 0x10)");
+}
+
+TEST(ElfCorrupt, SymbolIndexOutOfRange) {
+  // The second entry names symbol 5; .symtab has 2.
+  std::vector<uint8_t> r = rela64(0, 1, 10, 0), r2 = rela64(4, 5, 10, 0);
+  r.insert(r.end(), r2.begin(), r2.end());
+  EXPECT_EQ(error_of(relocatable(r).bytes, ".debug_info"),
+            "t.o: .rela.debug_info+0x18: symbol index 5 is out of range (2 symbols)");
+}
+
+TEST(ElfCorrupt, UnknownRelocationType) {
+  // Type 99 is no x86-64 relocation the debug sections can hold.
+  EXPECT_EQ(error_of(relocatable(rela64(0, 1, 99, 0)).bytes, ".debug_info"),
+            "t.o: .rela.debug_info+0x0: unknown relocation type 99 for x86-64");
+}
+
+TEST(ElfCorrupt, RelocationsForNonDebugSectionsIgnored) {
+  // The same bad relocation aimed at a non-debug section is never looked at.
+  Layout l = relocatable(rela64(0, 1, 99, 0));
+  put32(l.bytes, l.header(kRela) + 44, kSymtab);  // sh_info -> .symtab
+  auto f = elf::ElfFile::parse(l.bytes, "t.o");
+  EXPECT_NO_THROW(f->section_data(*f->find_section(".symtab")));
+  EXPECT_EQ(error_of(l.bytes, ".debug_info"), "no error");
+}
+
+TEST(ElfCorrupt, ErrorIsStableAcrossCalls) {
+  // A failed section is not cached as good: asking again gives the same error.
+  Layout l = relocatable(rela64(0, 1, 99, 0));
+  auto f = elf::ElfFile::parse(l.bytes, "t.o");
+  const elf::Section* s = f->find_section(".debug_info");
+  for (int i = 0; i < 2; i++) {
+    try {
+      f->section_data(*s);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "t.o: .rela.debug_info+0x0: unknown relocation type 99 for x86-64");
+    }
+  }
+}
+
+TEST(ElfCorrupt, LinkedFilesAreNotRelocated) {
+  // In an ET_EXEC the same .rela.debug_info is left alone.
+  Layout l = relocatable(rela64(0, 1, 99, 0));
+  put16(l.bytes, 16, elf::ET_EXEC);
+  auto f = elf::ElfFile::parse(l.bytes, "t");
+  Bytes d = f->section_data(*f->find_section(".debug_info"));
+  EXPECT_EQ(d.data(), l.bytes.data() + l.data_offset[0]);  // the raw bytes, not a copy
+}
+
+}  // namespace
+}  // namespace btfc
