@@ -55,4 +55,51 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) 
   }
 }
 
+void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
+  mode_t mode;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0644 & ~mask;
+  }
+  std::string tmp = path + ".tmp.XXXXXX";
+  std::vector<char> name(tmp.begin(), tmp.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) throw Error(path + ": cannot create a temporary file: " + std::strerror(errno));
+  auto fail = [&](const char* what) {
+    int err = errno;
+    close(fd);
+    unlink(name.data());
+    throw Error(path + ": " + what + ": " + std::strerror(err));
+  };
+  for (std::span<const uint8_t> piece : pieces) {
+    const uint8_t* p = piece.data();
+    size_t left = piece.size();
+    while (left) {
+      ssize_t n = write(fd, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail("write failed");
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  if (fchmod(fd, mode) != 0) fail("chmod failed");
+  if (close(fd) != 0) {
+    int err = errno;
+    unlink(name.data());
+    throw Error(path + ": close failed: " + std::strerror(err));
+  }
+  if (rename(name.data(), path.c_str()) != 0) {
+    int err = errno;
+    unlink(name.data());
+    throw Error(path + ": cannot rename the temporary file into place: " + std::strerror(err));
+  }
+}
+
 }  // namespace btfc

@@ -1,0 +1,35 @@
+// Writing an ELF file with one section replaced or added: btfc's in-place
+// mode (like `pahole -J` without --btf_encode_detached) puts .BTF into the
+// input file itself.
+//
+//   auto in = elf::ElfFile::open("ext4.ko");
+//   elf::write_with_section(*in, ".BTF", btf_bytes, "ext4.ko");
+//
+// Everything but the named section, .shstrtab (when the name is new) and the
+// section header table is copied byte for byte: the ELF header (only
+// e_shoff, e_shnum, e_shstrndx change), program headers, every segment's
+// bytes and every other section at its old offset. A new section is
+// SHT_PROGBITS, flags 0, alignment 4 (what objcopy --add-section gives
+// .BTF), added as the last section. The output goes to a temporary file in
+// the target's folder that is renamed over the target, so on any error the
+// target (which may be the input) is untouched.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "elf/elf_file.h"
+
+namespace btfc::elf {
+
+// Writes `in` with section `name` holding `data` to `out_path` (which may be
+// in.path()). An existing non-allocated section is rewritten where it is if
+// `data` fits there, else moved to the end of the file; an existing
+// SHF_ALLOC section (.BTF of vmlinux sits in a loaded segment) is rewritten
+// in place and must not grow. Bytes that lie outside every section and
+// segment after the last of them (e.g. an appended module signature, which
+// the new contents would invalidate anyway) are not kept.
+// Throws btfc::Error on bad input or I/O failure.
+void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path);
+
+}  // namespace btfc::elf
