@@ -297,3 +297,44 @@ TEST(WriteSectionCorpus, ReplaceModuleBtf) {
 
 }  // namespace
 }  // namespace btfc
+
+namespace btfc {
+namespace {
+
+// vmlinux: section headers at the end, .BTF inside a loaded segment. Adding
+// a section keeps every segment; rewriting .BTF with contents of the same
+// size happens in place; growing it is refused with a clear message.
+TEST(WriteSectionCorpus, Vmlinux) {
+  std::string dir = test::corpus_dir();
+  if (dir.empty()) GTEST_SKIP() << "LOUD SKIP: corpus not unpacked (scripts/unpack-corpus.sh)";
+  std::string vmlinux = dir + "/vmlinux";
+  auto in = elf::ElfFile::open(vmlinux);
+  std::string out = scratch_dir() + "/vmlinux.out";
+
+  write_with_section(*in, ".BTF.extra", bytes_of(btf_small()), out);
+  EXPECT_EQ(test::dump_section(out, ".BTF.extra"), btf_small());
+  expect_rest_intact(vmlinux, out, ".BTF.extra");
+  fs::remove(out);
+
+  const elf::Section* btf = in->find_section(".BTF");
+  ASSERT_NE(btf, nullptr);
+  Bytes same = in->raw_data(*btf);
+  write_with_section(*in, ".BTF", same, out);
+  auto r = run("cmp " + vmlinux + " " + out);
+  EXPECT_EQ(r.status, 0) << "rewriting .BTF with its own bytes must give the same file\n" << r.out;
+  fs::remove(out);
+
+  std::vector<uint8_t> bigger(same.begin(), same.end());
+  bigger.resize(bigger.size() + 16);
+  try {
+    write_with_section(*in, ".BTF", bigger, out);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(": .BTF+0x0: cannot grow allocated section .BTF"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace btfc
