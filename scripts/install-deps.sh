@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # oracles and tools the tests and benchmarks compare with
   libbpf-dev bpftool dwarves elfutils zstd binutils-multiarch gcc-multilib libclang-rt-14-dev
+  clang llvm  # unversioned clang (cross-target fixtures), llvm-objcopy
 )
 sudo=""
 [ "$(id -u)" = 0 ] || sudo=sudo
