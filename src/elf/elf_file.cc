@@ -213,15 +213,16 @@ Bytes ElfFile::section_data(const Section& s) const {
   // Callers may pass a copy of a Section; the index picks our slot.
   if (s.index >= sections_.size())
     throw Error(std::string(s.name), 0, "not a section of this file").with_file(path_);
-  if (!needs_processing(s)) return raw_data(s);
-  Cached& c = cache_[s.index];
+  const Section& sec = sections_[s.index];
+  if (!needs_processing(sec)) return raw_data(sec);
+  Cached& c = cache_[sec.index];
   if (c.ready.load(std::memory_order_acquire)) return c.data;
   std::lock_guard lock(c.mu);
   if (!c.ready.load(std::memory_order_relaxed)) {
     // On error nothing is cached: the next call recomputes and throws the
     // same error, which keeps the message independent of who asked first.
     try {
-      c.data = compute_section_data(sections_[s.index], c.owned);
+      c.data = compute_section_data(sec, c.owned);
     } catch (Error& e) {
       c.owned.clear();
       throw e.with_file(path_);
