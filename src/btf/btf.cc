@@ -66,12 +66,12 @@ void StringTable::index(uint32_t off, uint64_t hash) {
   }
 }
 
-void StringTable::assign(std::span<const char> bytes) {
+void StringTable::assign(std::span<const uint8_t> bytes) {
   data_.assign(bytes.begin(), bytes.end());
   slots_.clear();
   count_ = 0;
   size_t n = 0;
-  for (char c : bytes) n += c == '\0';
+  for (uint8_t c : bytes) n += c == 0;
   slots_.assign(1024, 0);
   while (slots_.size() < n * 2 + 2) slots_.resize(slots_.size() * 2);
   // The reader has checked the bytes end with NUL.
@@ -168,7 +168,7 @@ void Btf::reserve(size_t types, size_t words, size_t string_bytes) {
   strings_.reserve(string_bytes, types);
 }
 
-void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const char> strings) {
+void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const uint8_t> strings) {
   words_ = std::move(words);
   offsets_ = std::move(offsets);
   strings_.assign(strings);

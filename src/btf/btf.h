@@ -280,7 +280,7 @@ class StringTable {
 
   // Takes raw string-section bytes as they are (duplicates kept, so writing
   // them back gives the same bytes) and indexes every string in them.
-  void assign(std::span<const char> bytes);
+  void assign(std::span<const uint8_t> bytes);
 
   // Offset of `s`, appending it if it is new. `s` must not contain NUL.
   uint32_t add(std::string_view s);
@@ -394,7 +394,7 @@ class Btf {
   void reserve(size_t types, size_t words, size_t string_bytes);
 
   // Used by the reader: takes validated words and strings.
-  void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const char> strings);
+  void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const uint8_t> strings);
 
  private:
   TypeId push(uint32_t name_off, uint32_t info, uint32_t size_or_type);

@@ -1,0 +1,579 @@
+// Raw BTF parsing and validation (see reader.h).
+//
+// Parsing copies the type section into the table's word buffer (swapping
+// bytes for the other byte order) while walking the records once to build
+// the id index; then validate() checks every record. The rules follow the
+// kernel's btf.c (btf_parse_hdr, btf_check_sec_info, btf_parse_str_sec, the
+// per-kind check_meta and resolve steps), reduced to what can be judged
+// without knowing the target's pointer size; the messages are ours.
+#include "btf/reader.h"
+
+#include <cctype>
+#include <memory>
+#include <vector>
+
+#include "base/mapped_file.h"
+#include "elf/elf_file.h"
+
+namespace btfc::btf {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// KSYM_NAME_LEN: the kernel's limit on the length of a name.
+constexpr size_t MAX_NAME_LEN = 512;
+
+// A C identifier, plus '.' as the kernel allows (e.g. "foo.cold").
+bool valid_identifier(std::string_view s) {
+  if (s.empty() || s.size() > MAX_NAME_LEN) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    bool ok = (i == 0 ? std::isalpha(c) : std::isalnum(c)) || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// DATASEC names: any printable characters (".data..percpu", ".rodata.str1.1").
+bool valid_section_name(std::string_view s) {
+  if (s.empty() || s.size() > MAX_NAME_LEN) return false;
+  for (char c : s)
+    if (!std::isprint(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+class Validator {
+ public:
+  Validator(const Btf& btf, std::string_view section, uint64_t types_offset)
+      : btf_(btf), section_(section), types_offset_(types_offset) {}
+
+  void run() {
+    for (TypeId id = btf_.start_id(); id < btf_.end_id(); ++id) check_record(id);
+    check_cycles();
+    for (TypeId id = btf_.start_id(); id < btf_.end_id(); ++id) check_references(id);
+  }
+
+ private:
+  uint64_t offset_of(TypeId id, uint32_t word) const {
+    return types_offset_ + 4 * (uint64_t{btf_.offsets()[id - btf_.start_id()]} + word);
+  }
+
+  // "type [42] STRUCT 'foo'"; the name only if its offset is valid.
+  std::string describe(TypeId id) const {
+    const uint32_t* rec = btf_.record(id);
+    std::string s = "type [" + std::to_string(id) + "] " + std::string(kind_name(info_kind(rec[1])));
+    return s + " '" + name_text(rec[0]) + "'";
+  }
+  std::string name_text(uint32_t off) const {
+    if (off == 0) return "(anon)";
+    if (!btf_.valid_str_off(off)) return "(invalid)";
+    return std::string(btf_.str(off));
+  }
+
+  [[noreturn]] void fail(TypeId id, uint32_t word, const std::string& what) const {
+    throw Error(std::string(section_), offset_of(id, word), describe(id) + ": " + what);
+  }
+
+  void check_name_off(TypeId id, uint32_t word, uint32_t off, const std::string& what) const {
+    if (!btf_.valid_str_off(off))
+      fail(id, word, what + "name offset " + std::to_string(off) + " out of range (strings end at " +
+                         std::to_string(btf_.end_str_off()) + ")");
+  }
+
+  void check_id(TypeId id, uint32_t word, uint32_t ref, const std::string& what) const {
+    if (ref >= btf_.end_id())
+      fail(id, word, what + "type id " + std::to_string(ref) + " out of range (last id is " +
+                         std::to_string(btf_.end_id() - 1) + ")");
+  }
+
+  void check_record(TypeId id) {
+    const uint32_t* rec = btf_.record(id);
+    Kind kind = info_kind(rec[1]);
+    uint32_t vlen = info_vlen(rec[1]);
+    bool kflag = info_kind_flag(rec[1]);
+    if (extra_words(kind, vlen) < 0 || kind == Kind::Unknown)
+      fail(id, 1, "unknown kind " + std::to_string(static_cast<unsigned>(kind)));
+    if (rec[1] & 0x60ff0000) fail(id, 1, "reserved info bits set (" + hex(rec[1]) + ")");
+    check_name_off(id, 0, rec[0], "");
+    std::string_view name = rec[0] ? btf_.str(rec[0]) : std::string_view();
+
+    switch (kind) {
+      case Kind::Struct: case Kind::Union: case Kind::Enum: case Kind::Fwd: case Kind::Enum64:
+      case Kind::DeclTag: case Kind::TypeTag: case Kind::FuncProto: case Kind::Datasec: case Kind::Func:
+        break;
+      default:
+        if (vlen) fail(id, 1, "vlen " + std::to_string(vlen) + " must be 0");
+    }
+    switch (kind) {
+      case Kind::Struct: case Kind::Union: case Kind::Enum: case Kind::Fwd: case Kind::Enum64:
+      case Kind::DeclTag: case Kind::TypeTag:
+        break;
+      default:
+        if (kflag) fail(id, 1, "kind_flag must be 0");
+    }
+
+    auto need_no_name = [&] {
+      if (rec[0]) fail(id, 0, "must have no name");
+    };
+    auto need_identifier = [&] {
+      if (!valid_identifier(name)) fail(id, 0, rec[0] ? "invalid name" : "needs a name");
+    };
+    auto optional_identifier = [&] {
+      if (rec[0] && !valid_identifier(name)) fail(id, 0, "invalid name");
+    };
+
+    switch (kind) {
+      case Kind::Int: {
+        uint32_t size = rec[2], data = rec[3];
+        if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16)
+          fail(id, 2, "INT size " + std::to_string(size) + " is not 1, 2, 4, 8 or 16");
+        if (data & 0xf0000000) fail(id, 3, "reserved INT bits set (" + hex(data) + ")");
+        uint32_t enc = data >> 24, off = (data >> 16) & 0xff, bits = data & 0xff;
+        if (enc != 0 && enc != INT_SIGNED && enc != INT_CHAR && enc != INT_BOOL)
+          fail(id, 3, "unsupported INT encoding " + hex(enc));
+        if (off + bits > 128) fail(id, 3, "INT bits_offset + nr_bits exceed 128");
+        if ((off + bits + 7) / 8 > size) fail(id, 3, "INT bits_offset + nr_bits exceed its size");
+        // No name rule: base type names have spaces ("long unsigned int").
+        break;
+      }
+      case Kind::Ptr: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
+        need_no_name();
+        check_id(id, 2, rec[2], "");
+        break;
+      case Kind::Typedef:
+        need_identifier();
+        check_id(id, 2, rec[2], "");
+        break;
+      case Kind::TypeTag:
+        if (name.empty()) fail(id, 0, "needs a name");
+        check_id(id, 2, rec[2], "");
+        break;
+      case Kind::Array:
+        need_no_name();
+        if (rec[2]) fail(id, 2, "size " + std::to_string(rec[2]) + " must be 0");
+        check_id(id, 3, rec[3], "element ");
+        check_id(id, 4, rec[4], "index ");
+        break;
+      case Kind::Struct: case Kind::Union: {
+        optional_identifier();
+        uint64_t size_bits = uint64_t{rec[2]} * 8;
+        for (uint32_t i = 0; i < vlen; ++i) {
+          uint32_t w = 3 + 3 * i;
+          check_name_off(id, w, rec[w], "member " + std::to_string(i) + " ");
+          std::string what = "member '" + name_text(rec[w]) + "' ";
+          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what + "has an invalid name");
+          check_id(id, w + 1, rec[w + 1], what);
+          if (rec[w + 1] == 0) fail(id, w + 1, what + "has type void");
+          uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
+          uint32_t bits = kflag ? rec[w + 2] >> 24 : 0;
+          if (kind == Kind::Union && off) fail(id, w + 2, what + "of a union at non-zero bit offset " + std::to_string(off));
+          // ">" rather than ">=": a last member may be a zero-length array.
+          if (uint64_t{off} + bits > size_bits)
+            fail(id, w + 2, what + "at bit " + std::to_string(off) + " lies past the end (size " +
+                                std::to_string(rec[2]) + ")");
+        }
+        break;
+      }
+      case Kind::Enum: case Kind::Enum64: {
+        optional_identifier();
+        uint32_t size = rec[2];
+        if (size != 1 && size != 2 && size != 4 && size != 8)
+          fail(id, 2, std::string(kind_name(kind)) + " size " + std::to_string(size) + " is not 1, 2, 4 or 8");
+        uint32_t stride = kind == Kind::Enum ? 2 : 3;
+        for (uint32_t i = 0; i < vlen; ++i) {
+          uint32_t w = 3 + stride * i;
+          check_name_off(id, w, rec[w], "value " + std::to_string(i) + " ");
+          if (!valid_identifier(rec[w] ? btf_.str(rec[w]) : ""))
+            fail(id, w, "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'");
+        }
+        break;
+      }
+      case Kind::Fwd:
+        need_identifier();
+        if (rec[2]) fail(id, 2, "type " + std::to_string(rec[2]) + " must be 0");
+        break;
+      case Kind::Func:
+        need_identifier();
+        if (vlen > static_cast<uint32_t>(FuncLinkage::Extern)) fail(id, 1, "unknown linkage " + std::to_string(vlen));
+        check_id(id, 2, rec[2], "prototype ");
+        break;
+      case Kind::FuncProto: {
+        need_no_name();
+        check_id(id, 2, rec[2], "return ");
+        for (uint32_t i = 0; i < vlen; ++i) {
+          uint32_t w = 3 + 2 * i;
+          check_name_off(id, w, rec[w], "param " + std::to_string(i) + " ");
+          std::string what = "param " + std::to_string(i) + " '" + name_text(rec[w]) + "' ";
+          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what + "has an invalid name");
+          check_id(id, w + 1, rec[w + 1], what);
+          // Only a last, unnamed param may be void: the "..." of varargs.
+          if (rec[w + 1] == 0 && (i + 1 != vlen || rec[w])) fail(id, w + 1, what + "has type void");
+        }
+        break;
+      }
+      case Kind::Var:
+        need_identifier();
+        check_id(id, 2, rec[2], "");
+        if (rec[3] > static_cast<uint32_t>(VarLinkage::GlobalExtern)) fail(id, 3, "unknown linkage " + std::to_string(rec[3]));
+        break;
+      case Kind::Datasec: {
+        if (!valid_section_name(name)) fail(id, 0, rec[0] ? "invalid section name" : "needs a name");
+        // Sorted by offset and inside the section. Overlap is let through
+        // (the kernel refuses it): pahole 1.31 --btf_features=global_var
+        // writes the same variable twice at one offset, and dump must show
+        // that output.
+        uint32_t prev = 0;
+        for (uint32_t i = 0; i < vlen; ++i) {
+          uint32_t w = 3 + 3 * i;
+          std::string what = "variable " + std::to_string(i) + " ";
+          check_id(id, w, rec[w], what);
+          if (rec[w] == 0) fail(id, w, what + "has type void");
+          uint32_t off = rec[w + 1], size = rec[w + 2];
+          if (off < prev)
+            fail(id, w + 1, what + "at offset " + std::to_string(off) + " is not sorted (previous at " +
+                                std::to_string(prev) + ")");
+          if (size == 0) fail(id, w + 2, what + "has size 0");
+          prev = off;
+          uint64_t end = uint64_t{off} + size;
+          if (end > rec[2])
+            fail(id, w + 1, what + "at offset " + std::to_string(off) + " size " + std::to_string(size) +
+                                " runs past the section's size " + std::to_string(rec[2]));
+        }
+        break;
+      }
+      case Kind::Float: {
+        uint32_t size = rec[2];
+        if (size != 2 && size != 4 && size != 8 && size != 12 && size != 16)
+          fail(id, 2, "FLOAT size " + std::to_string(size) + " is not 2, 4, 8, 12 or 16");
+        break;
+      }
+      case Kind::DeclTag:
+        if (name.empty()) fail(id, 0, "needs a name");
+        check_id(id, 2, rec[2], "");
+        if (static_cast<int32_t>(rec[3]) < -1)
+          fail(id, 3, "component_idx " + std::to_string(static_cast<int32_t>(rec[3])) + " is below -1");
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Kinds that have no place where a type is expected.
+  static bool is_not_a_type(Kind k) {
+    return k == Kind::Func || k == Kind::Var || k == Kind::Datasec || k == Kind::DeclTag;
+  }
+
+  Kind kind_of(TypeId id) const { return id == 0 ? Kind::Unknown : btf_.kind(id); }
+
+  // Follows typedefs, modifiers and type tags (acyclic by now). Stops after
+  // a bounded number of steps on a pathological chain: the checks that use
+  // it then pass rather than take quadratic time.
+  TypeId skip_modifiers(TypeId id) const {
+    for (int steps = 0; id != 0 && steps < 1024; ++steps) {
+      switch (btf_.kind(id)) {
+        case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
+          id = btf_.record(id)[2];
+          break;
+        default:
+          return id;
+      }
+    }
+    return id;
+  }
+
+  // The size in bytes of a type, or nullopt if unknown here (pointers: the
+  // target's pointer size is not recorded in BTF).
+  std::optional<uint64_t> size_of(TypeId id, int depth = 0) const {
+    id = skip_modifiers(id);
+    if (id == 0 || depth > 64) return std::nullopt;
+    const uint32_t* rec = btf_.record(id);
+    switch (info_kind(rec[1])) {
+      case Kind::Int: case Kind::Struct: case Kind::Union: case Kind::Enum: case Kind::Enum64: case Kind::Float:
+        return rec[2];
+      case Kind::Array: {
+        auto elem = size_of(rec[3], depth + 1);
+        if (!elem) return std::nullopt;
+        return *elem * rec[5];
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // Every type must be reachable from itself only through a pointer: the
+  // by-value edges (typedef, modifiers, tags, array elements, struct
+  // members, var types) form a DAG. Iterative DFS: no recursion on input.
+  void check_cycles() {
+    TypeId start = btf_.start_id();
+    uint32_t n = btf_.type_count();
+    std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
+    struct Frame {
+      TypeId id;
+      uint32_t next;
+    };
+    std::vector<Frame> stack;
+    for (TypeId root = start; root < btf_.end_id(); ++root) {
+      if (state[root - start]) continue;
+      stack.push_back({root, 0});
+      state[root - start] = 1;
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        std::optional<TypeId> child = by_value_edge(f.id, f.next++);
+        if (!child) {
+          state[f.id - start] = 2;
+          stack.pop_back();
+          continue;
+        }
+        TypeId c = *child;
+        if (c < start) continue;  // the base is already checked and cannot point back
+        if (state[c - start] == 1) {
+          TypeId from = f.id;
+          fail(c, 2, "reference cycle through " + describe(from).substr(5));
+        }
+        if (state[c - start] == 0) {
+          state[c - start] = 1;
+          stack.push_back({c, 0});
+        }
+      }
+    }
+  }
+
+  // The i-th by-value reference of a record, nullopt past the last.
+  std::optional<TypeId> by_value_edge(TypeId id, uint32_t i) const {
+    const uint32_t* rec = btf_.record(id);
+    switch (info_kind(rec[1])) {
+      case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
+      case Kind::Var:
+        if (i == 0 && rec[2]) return rec[2];
+        return std::nullopt;
+      case Kind::Array:
+        if (i == 0) return rec[3];
+        return std::nullopt;
+      case Kind::Struct: case Kind::Union:
+        if (i < info_vlen(rec[1])) return rec[4 + 3 * i];
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // Checks that depend on the kind of the referenced types.
+  void check_references(TypeId id) const {
+    const uint32_t* rec = btf_.record(id);
+    Kind kind = info_kind(rec[1]);
+    uint32_t vlen = info_vlen(rec[1]);
+    auto bad_target = [&](uint32_t word, TypeId ref, const std::string& what) {
+      fail(id, word, what + "type [" + std::to_string(ref) + "] is a " + std::string(kind_name(kind_of(ref))));
+    };
+    switch (kind) {
+      case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
+      case Kind::TypeTag:
+        if (is_not_a_type(kind_of(rec[2]))) bad_target(2, rec[2], "");
+        break;
+      case Kind::Array: {
+        Kind ek = kind_of(skip_modifiers(rec[3]));
+        if (rec[3] == 0 || is_not_a_type(ek) || ek == Kind::FuncProto || ek == Kind::Fwd)
+          fail(id, 3, "element type [" + std::to_string(rec[3]) + "] has no size");
+        if (kind_of(skip_modifiers(rec[4])) != Kind::Int)
+          fail(id, 4, "index type [" + std::to_string(rec[4]) + "] is not an INT");
+        break;
+      }
+      case Kind::Struct: case Kind::Union: {
+        bool kflag = info_kind_flag(rec[1]);
+        for (uint32_t i = 0; i < vlen; ++i) {
+          uint32_t w = 3 + 3 * i;
+          TypeId t = rec[w + 1];
+          Kind mk = kind_of(skip_modifiers(t));
+          std::string what = "member '" + name_text(rec[w]) + "' ";
+          if (is_not_a_type(kind_of(t)) || is_not_a_type(mk) || mk == Kind::FuncProto)
+            bad_target(w + 1, t, what);
+          uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
+          uint32_t bits = kflag ? rec[w + 2] >> 24 : 0;
+          if (bits) {
+            if (mk != Kind::Int && mk != Kind::Enum && mk != Kind::Enum64)
+              fail(id, w + 2, what + "is a bitfield of a " + std::string(kind_name(mk)));
+            continue;
+          }
+          if (off % 8) {
+            if (mk != Kind::Int) fail(id, w + 2, what + "is not byte aligned");
+            continue;  // an old-style bitfield: the INT's nr_bits say how wide
+          }
+          auto size = size_of(t);
+          if (size && off / 8 + *size > rec[2])
+            fail(id, w + 2, what + "(" + std::to_string(*size) + " bytes at byte " + std::to_string(off / 8) +
+                                ") runs past the end (size " + std::to_string(rec[2]) + ")");
+        }
+        break;
+      }
+      case Kind::Func:
+        if (kind_of(rec[2]) != Kind::FuncProto) bad_target(2, rec[2], "prototype ");
+        break;
+      case Kind::FuncProto:
+        if (is_not_a_type(kind_of(rec[2]))) bad_target(2, rec[2], "return ");
+        for (uint32_t i = 0; i < vlen; ++i) {
+          TypeId t = rec[4 + 2 * i];
+          if (t && is_not_a_type(kind_of(t))) bad_target(4 + 2 * i, t, "param " + std::to_string(i) + " ");
+        }
+        break;
+      case Kind::Var: {
+        Kind vk = kind_of(skip_modifiers(rec[2]));
+        if (rec[2] == 0 || is_not_a_type(kind_of(rec[2])) || is_not_a_type(vk) || vk == Kind::FuncProto ||
+            vk == Kind::Fwd)
+          bad_target(2, rec[2], "");
+        break;
+      }
+      case Kind::Datasec:
+        for (uint32_t i = 0; i < vlen; ++i) {
+          uint32_t w = 3 + 3 * i;
+          TypeId v = rec[w];
+          if (kind_of(v) != Kind::Var) bad_target(w, v, "variable " + std::to_string(i) + " ");
+          auto size = size_of(btf_.record(v)[2]);
+          if (size && *size > rec[w + 2])
+            fail(id, w + 2, "variable " + std::to_string(i) + " '" + name_text(btf_.record(v)[0]) + "' of " +
+                                std::to_string(*size) + " bytes has a smaller size " + std::to_string(rec[w + 2]));
+        }
+        break;
+      case Kind::DeclTag: {
+        TypeId t = rec[2];
+        Kind tk = kind_of(t);
+        int32_t idx = static_cast<int32_t>(rec[3]);
+        if (tk != Kind::Struct && tk != Kind::Union && tk != Kind::Var && tk != Kind::Func && tk != Kind::Typedef)
+          bad_target(2, t, "");
+        if (idx == -1) break;
+        uint32_t items = 0;
+        if (tk == Kind::Struct || tk == Kind::Union) {
+          items = info_vlen(btf_.record(t)[1]);
+        } else if (tk == Kind::Func) {
+          items = info_vlen(btf_.record(btf_.record(t)[2])[1]);
+        } else {
+          fail(id, 3, "component_idx " + std::to_string(idx) + " on a " + std::string(kind_name(tk)));
+        }
+        if (static_cast<uint32_t>(idx) >= items)
+          fail(id, 3, "component_idx " + std::to_string(idx) + " out of range (" + std::to_string(items) + " items)");
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  const Btf& btf_;
+  std::string_view section_;
+  uint64_t types_offset_;
+};
+
+}  // namespace
+
+bool is_raw_btf(Bytes bytes) {
+  return bytes.size() >= 2 && ((bytes[0] == 0x9f && bytes[1] == 0xeb) || (bytes[0] == 0xeb && bytes[1] == 0x9f));
+}
+
+void validate(const Btf& btf, std::string_view section, uint64_t types_offset) {
+  Validator(btf, section, types_offset).run();
+}
+
+Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
+  Reader r(bytes, section, false);
+  if (bytes.size() < 8) r.fail_at(0, "too short for a BTF header (" + std::to_string(bytes.size()) + " bytes)");
+  bool big_endian;
+  if (bytes[0] == 0x9f && bytes[1] == 0xeb) {
+    big_endian = false;
+  } else if (bytes[0] == 0xeb && bytes[1] == 0x9f) {
+    big_endian = true;
+  } else {
+    r.fail_at(0, "bad magic " + hex(uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8) + " (not BTF)");
+  }
+  r = Reader(bytes, section, big_endian);
+  r.skip(2);
+  uint8_t version = r.u8(), flags = r.u8();
+  if (version != FORMAT_VERSION) r.fail_at(2, "unsupported BTF version " + std::to_string(version));
+  if (flags) r.fail_at(3, "unsupported BTF flags " + hex(flags));
+  uint32_t hdr_len = r.u32();
+  if (hdr_len < HEADER_SIZE) r.fail_at(4, "header length " + std::to_string(hdr_len) + " is shorter than 24");
+  if (hdr_len > bytes.size())
+    r.fail_at(4, "header length " + std::to_string(hdr_len) + " runs past the end of the data (" +
+                     std::to_string(bytes.size()) + " bytes)");
+  uint32_t type_off = r.u32(), type_len = r.u32(), str_off = r.u32(), str_len = r.u32();
+  for (size_t i = HEADER_SIZE; i < hdr_len; ++i)
+    if (bytes[i]) r.fail_at(i, "unsupported header field (non-zero byte past the 24 known ones)");
+
+  uint64_t data_len = bytes.size() - hdr_len;
+  if (type_off % 4) r.fail_at(8, "type section offset " + std::to_string(type_off) + " is not 4-byte aligned");
+  if (type_len % 4) r.fail_at(12, "type section length " + std::to_string(type_len) + " is not a multiple of 4");
+  if (uint64_t{type_off} + type_len > data_len)
+    r.fail_at(8, "type section (offset " + std::to_string(type_off) + ", " + std::to_string(type_len) +
+                     " bytes) runs past the end of the data (" + std::to_string(data_len) + " bytes after the header)");
+  if (uint64_t{str_off} + str_len > data_len)
+    r.fail_at(16, "string section (offset " + std::to_string(str_off) + ", " + std::to_string(str_len) +
+                      " bytes) runs past the end of the data (" + std::to_string(data_len) + " bytes after the header)");
+  // As the kernel: the sections, in either order, must tile the data.
+  uint64_t first_off = std::min(type_off, str_off), first_len = type_off <= str_off ? type_len : str_len;
+  uint64_t second_off = std::max(type_off, str_off), second_len = type_off <= str_off ? str_len : type_len;
+  if (type_len && str_len && first_off + first_len > second_off) r.fail_at(8, "type and string sections overlap");
+  if (first_off != 0 || first_off + first_len != second_off || second_off + second_len != data_len)
+    r.fail_at(8, "unexpected bytes between or after the type and string sections");
+
+  // Strings.
+  uint64_t str_start = uint64_t{hdr_len} + str_off;
+  uint32_t start_str_off = base ? base->end_str_off() : 0;
+  if (!base && str_len == 0) r.fail_at(20, "string section is empty (needs at least the empty string)");
+  if (str_len) {
+    if (!base && bytes[str_start] != 0) r.fail_at(str_start, "string section does not start with the empty string");
+    if (bytes[str_start + str_len - 1] != 0)
+      r.fail_at(str_start + str_len - 1, "string section does not end with NUL");
+  }
+  if (uint64_t{start_str_off} + str_len - 1 > MAX_NAME_OFFSET && str_len)
+    r.fail_at(20, "string section too large (" + std::to_string(str_len) + " bytes)");
+
+  // Types: copy words, index records.
+  uint64_t type_start = uint64_t{hdr_len} + type_off;
+  size_t nwords = type_len / 4;
+  std::vector<uint32_t> words(nwords);
+  for (size_t i = 0; i < nwords; ++i) words[i] = load<uint32_t>(bytes.data() + type_start + 4 * i, big_endian);
+  std::vector<uint32_t> offsets;
+  TypeId start_id = base ? base->end_id() : 1;
+  for (size_t w = 0; w < nwords;) {
+    TypeId id = start_id + static_cast<uint32_t>(offsets.size());
+    uint64_t at = type_start + 4 * w;
+    if (id > MAX_TYPE) r.fail_at(at, "more than " + std::to_string(MAX_TYPE) + " types");
+    if (nwords - w < 3)
+      r.fail_at(at, "type [" + std::to_string(id) + "]: truncated record (" + std::to_string(4 * (nwords - w)) +
+                        " bytes left, need 12)");
+    uint32_t info = words[w + 1];
+    int64_t extra = extra_words(info_kind(info), info_vlen(info));
+    if (extra < 0 || info_kind(info) == Kind::Unknown)
+      r.fail_at(at + 4, "type [" + std::to_string(id) + "]: unknown kind " +
+                            std::to_string(static_cast<unsigned>(info_kind(info))));
+    if (static_cast<uint64_t>(extra) > nwords - w - 3)
+      r.fail_at(at + 4, "type [" + std::to_string(id) + "] " + std::string(kind_name(info_kind(info))) + ": vlen " +
+                            std::to_string(info_vlen(info)) + " needs " + std::to_string(4 * extra) + " bytes, only " +
+                            std::to_string(4 * (nwords - w - 3)) + " left");
+    offsets.push_back(static_cast<uint32_t>(w));
+    w += 3 + static_cast<size_t>(extra);
+  }
+
+  Btf btf(base);
+  btf.assign_raw(std::move(words), std::move(offsets), bytes.subspan(str_start, str_len));
+  validate(btf, section, type_start);
+  return btf;
+}
+
+Btf read_file(const std::string& path, const Btf* base) {
+  try {
+    MappedFile file = MappedFile::open(path);
+    if (is_raw_btf(file.bytes())) return read_raw(file.bytes(), base);
+    auto elf = elf::ElfFile::open(path);
+    const elf::Section* s = elf->find_section(".BTF");
+    if (!s) throw Error("no .BTF section (and not raw BTF)");
+    return read_raw(elf->section_data(*s), base, ".BTF");
+  } catch (Error& e) {
+    throw e.with_file(path);
+  }
+}
+
+}  // namespace btfc::btf

@@ -1,0 +1,40 @@
+// Reading and validating BTF: raw BTF bytes (either byte order), a raw .btf
+// file, or the .BTF section of an ELF file; standalone or split on a base.
+//
+//   btf::Btf vmlinux = btf::read_file("vmlinux");
+//   btf::Btf ext4 = btf::read_file("ext4.ko", &vmlinux);   // split BTF
+//
+// Everything is checked before anyone looks at a record, along the lines of
+// the kernel's btf.c (header, sections, string table, every record's kind,
+// vlen, names, ids, sizes and offsets, datasec order, reference cycles), so
+// code using a Btf from here can index records and strings without checks.
+// A problem is one btfc::Error: section ".BTF", the byte offset in it, and
+// the type it concerns, e.g.
+//   FILE: .BTF+0x1234: type [42] STRUCT 'foo': member 'bar' type id 99999 out of range
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/reader.h"
+#include "btf/btf.h"
+
+namespace btfc::btf {
+
+// True if `bytes` start with the BTF magic in either byte order.
+bool is_raw_btf(Bytes bytes);
+
+// Parses and validates raw BTF (header + type and string sections). The
+// error offsets are relative to `bytes`, named after `section`.
+Btf read_raw(Bytes bytes, const Btf* base = nullptr, std::string_view section = ".BTF");
+
+// A raw BTF file, or an ELF file's .BTF section. Errors name the file.
+Btf read_file(const std::string& path, const Btf* base = nullptr);
+
+// The semantic checks read_raw runs, for tables built in memory too.
+// `types_offset`: where word 0 of the records sits in the section, for
+// error offsets (24 for what write_raw produces).
+void validate(const Btf& btf, std::string_view section = ".BTF", uint64_t types_offset = HEADER_SIZE);
+
+}  // namespace btfc::btf
