@@ -240,7 +240,9 @@ class Validator {
           if (size == 0) fail(id, w + 2, what + "has size 0");
           prev = off;
           uint64_t end = uint64_t{off} + size;
-          if (end > rec[2])
+          // Size 0 is a BPF object file's section before libbpf fills in
+          // sizes and offsets at load time (clang writes it so).
+          if (end > rec[2] && rec[2] != 0)
             fail(id, w + 1, what + "at offset " + std::to_string(off) + " size " + std::to_string(size) +
                                 " runs past the section's size " + std::to_string(rec[2]));
         }
