@@ -1,0 +1,679 @@
+// BTF deduplication (see dedup.h for the algorithm and a worked example).
+//
+// Built for speed on ~1M-type inputs: every per-type state is a flat u32
+// array indexed by type id; candidate lookup is one open-addressing table
+// of 64-bit signatures whose equal-signature ids are chained through
+// arrays (in the order libbpf's hash map would yield them); records are
+// compared word by word in place. Signatures of primitive and struct types
+// are computed in parallel once names are final. The passes themselves are
+// sequential: which type is canonical depends on the order of decisions,
+// and that order is what makes the result equal to libbpf's.
+#include "btf/dedup.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "base/parallel.h"
+
+namespace btfc::btf {
+
+namespace {
+
+constexpr uint32_t MAX_ID = 0x7fffffff;         // libbpf's BTF_MAX_NR_TYPES
+constexpr uint32_t UNPROCESSED = 0xffffffff;
+constexpr uint32_t IN_PROGRESS = 0xfffffffe;
+const uint32_t VOID_RECORD[3] = {0, 0, 0};
+
+// Mixes one word into a 64-bit signature (multiply-xorshift; good enough
+// that different signatures practically never share a chain).
+inline uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 32);
+}
+
+inline Kind kind_of(const uint32_t* r) { return info_kind(r[1]); }
+inline uint32_t vlen_of(const uint32_t* r) { return info_vlen(r[1]); }
+inline bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union; }
+
+// ---- Signatures and equality of single records (libbpf's btf_hash_* and
+// btf_equal_* / btf_compat_*), on raw words. ----
+
+uint64_t hash_common(const uint32_t* r) { return mix(mix(mix(0, r[0]), r[1]), r[2]); }
+uint64_t hash_int_tag(const uint32_t* r) { return mix(hash_common(r), r[3]); }
+// Not vlen: an enum without values must meet its full definition.
+uint64_t hash_enum(const uint32_t* r) { return mix(mix(mix(0, r[0]), r[1] & ~0xffffu), r[2]); }
+// Not member types: they are not canonical yet.
+uint64_t hash_struct(const uint32_t* r) {
+  uint64_t h = hash_common(r);
+  for (uint32_t i = 0, n = vlen_of(r); i < n; ++i) h = mix(mix(h, r[3 + 3 * i]), r[5 + 3 * i]);
+  return h;
+}
+uint64_t hash_array(const uint32_t* r) { return mix(mix(mix(hash_common(r), r[3]), r[4]), r[5]); }
+uint64_t hash_fnproto(const uint32_t* r) {
+  uint64_t h = hash_common(r);
+  for (uint32_t i = 0, n = vlen_of(r); i < n; ++i) h = mix(mix(h, r[3 + 2 * i]), r[4 + 2 * i]);
+  return h;
+}
+
+bool equal_common(const uint32_t* a, const uint32_t* b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+bool equal_int_tag(const uint32_t* a, const uint32_t* b) { return equal_common(a, b) && a[3] == b[3]; }
+// Compares vlen pairs of words after the header, as libbpf's btf_equal_enum
+// does (also when called on ENUM64 records by the 1.6 identity check).
+bool equal_enum(const uint32_t* a, const uint32_t* b) {
+  if (!equal_common(a, b)) return false;
+  return std::memcmp(a + 3, b + 3, size_t{vlen_of(a)} * 8) == 0;
+}
+bool equal_enum64(const uint32_t* a, const uint32_t* b) {
+  if (!equal_common(a, b)) return false;
+  return std::memcmp(a + 3, b + 3, size_t{vlen_of(a)} * 12) == 0;
+}
+bool is_enum_fwd(const uint32_t* r) {
+  Kind k = kind_of(r);
+  return (k == Kind::Enum || k == Kind::Enum64) && vlen_of(r) == 0;
+}
+bool compat_enum_ignoring_vlen(const uint32_t* a, const uint32_t* b) {
+  return a[0] == b[0] && (a[1] & ~0xffffu) == (b[1] & ~0xffffu) && a[2] == b[2];
+}
+bool compat_enum(const uint32_t* a, const uint32_t* b) {
+  if (!is_enum_fwd(a) && !is_enum_fwd(b)) return equal_enum(a, b);
+  return compat_enum_ignoring_vlen(a, b);
+}
+bool compat_enum64(const uint32_t* a, const uint32_t* b) {
+  if (!is_enum_fwd(a) && !is_enum_fwd(b)) return equal_enum64(a, b);
+  return compat_enum_ignoring_vlen(a, b);
+}
+bool shallow_equal_struct(const uint32_t* a, const uint32_t* b) {
+  if (!equal_common(a, b)) return false;
+  for (uint32_t i = 0, n = vlen_of(a); i < n; ++i)
+    if (a[3 + 3 * i] != b[3 + 3 * i] || a[5 + 3 * i] != b[5 + 3 * i]) return false;
+  return true;
+}
+bool equal_array(const uint32_t* a, const uint32_t* b) {
+  return equal_common(a, b) && a[3] == b[3] && a[4] == b[4] && a[5] == b[5];
+}
+bool compat_array(const uint32_t* a, const uint32_t* b) { return equal_common(a, b) && a[5] == b[5]; }
+bool equal_fnproto(const uint32_t* a, const uint32_t* b) {
+  if (!equal_common(a, b)) return false;
+  return std::memcmp(a + 3, b + 3, size_t{vlen_of(a)} * 8) == 0;
+}
+// Ignores the return and parameter types.
+bool compat_fnproto(const uint32_t* a, const uint32_t* b) {
+  if (a[0] != b[0] || a[1] != b[1]) return false;
+  for (uint32_t i = 0, n = vlen_of(a); i < n; ++i)
+    if (a[3 + 2 * i] != b[3 + 2 * i]) return false;
+  return true;
+}
+
+// Signature -> the ids having it. When several earlier types match,
+// libbpf takes the first its hash map yields, so the ids of a signature are
+// kept in that map's order: libbpf's hashmap puts a new entry at the head of
+// its bucket and, each time it doubles (when (size + 1) * 4 / 3 exceeds the
+// capacity, which starts at 4), re-inserts every bucket front to back, which
+// reverses each chain. Here a chain is a doubly linked list with a
+// "reversed" bit that catches up with the number of doublings lazily; the
+// doublings are counted from the number of adds, which are the same adds
+// libbpf makes. (A type matching two canonical types is rare, since only
+// FWD resolution makes equivalence ambiguous, but then the order decides.)
+class CandidateIndex {
+ public:
+  explicit CandidateIndex(uint32_t id_count, size_t expected) : next_(id_count, 0), prev_(id_count, 0) {
+    size_t cap = 1024;
+    while (cap < expected * 2) cap *= 2;
+    slots_.assign(cap, Slot{});
+  }
+
+  void add(uint64_t sig, uint32_t id) {
+    // libbpf's doubling check comes before its insert.
+    if (libbpf_cap_ == 0 || (libbpf_size_ + 1) * 4 / 3 > libbpf_cap_) {
+      libbpf_cap_ = libbpf_cap_ ? libbpf_cap_ * 2 : 4;
+      ++doublings_;
+    }
+    ++libbpf_size_;
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    Slot& s = find_slot(sig);
+    if (s.head == 0) {
+      s.sig = sig;
+      s.head = s.tail = id;
+      s.doublings = doublings_;
+      ++count_;
+      return;
+    }
+    catch_up(s);
+    if (!s.reversed) {  // logical front = head
+      next_[id] = s.head;
+      prev_[s.head] = id;
+      s.head = id;
+    } else {            // logical front = tail
+      prev_[id] = s.tail;
+      next_[s.tail] = id;
+      s.tail = id;
+    }
+  }
+
+  // Calls fn(id) for each id with this signature, in libbpf's order, until
+  // fn returns true.
+  template <typename Fn>
+  void for_each(uint64_t sig, Fn&& fn) {
+    Slot& s = find_slot(sig);
+    if (s.head == 0) return;
+    catch_up(s);
+    if (!s.reversed) {
+      for (uint32_t id = s.head; id != 0; id = next_[id])
+        if (fn(id)) return;
+    } else {
+      for (uint32_t id = s.tail; id != 0; id = prev_[id])
+        if (fn(id)) return;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t sig = 0;
+    uint32_t head = 0, tail = 0;  // 0: empty (void is never a candidate)
+    uint32_t doublings = 0;       // doublings_ when `reversed` was last right
+    bool reversed = false;
+  };
+  void catch_up(Slot& s) {
+    if ((doublings_ - s.doublings) & 1) s.reversed = !s.reversed;
+    s.doublings = doublings_;
+  }
+  Slot& find_slot(uint64_t sig) {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = (sig ^ (sig >> 29)) & mask;; i = (i + 1) & mask)
+      if (slots_[i].head == 0 || slots_[i].sig == sig) return slots_[i];
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    for (const Slot& s : old)
+      if (s.head) find_slot(s.sig) = s;
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> next_, prev_;
+  size_t count_ = 0;
+  uint64_t libbpf_size_ = 0, libbpf_cap_ = 0;
+  uint32_t doublings_ = 0;
+};
+
+class Deduper {
+ public:
+  Deduper(Btf& btf, const DedupOptions& options)
+      : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
+        index_(end_, end_) {}
+
+  void run(std::vector<TypeId>* id_map) {
+    // Every pass below reads records through rec_; own records are edited
+    // in place (the word buffer does not move during dedup).
+    index_records();
+    // Base types (split BTF) are canonical as they are and candidates for
+    // the new ones.
+    prepare_base();
+    // 1. One copy of each referenced string, in order of first reference.
+    dedup_strings();
+    // Signatures of primitive and struct types only depend on names, sizes
+    // and offsets, which are final now: compute them all in parallel.
+    compute_signatures();
+    // 2. INT, FLOAT, FWD, ENUM, ENUM64: exact matches; enum forwards meet
+    //    their full enums.
+    for (uint32_t id = start_; id < end_; ++id) dedup_primitive(id);
+    // 3. STRUCT/UNION: type-graph equivalence, resolving FWDs on the way.
+    for (uint32_t id = start_; id < end_; ++id) dedup_struct(id);
+    // 4. FWDs left over go to the only STRUCT/UNION with their name.
+    resolve_fwds_by_name();
+    // 5. Reference types, depth first, now that their targets are final.
+    for (uint32_t id = start_; id < end_; ++id) dedup_reference(id);
+    // 6 and 7. Canonical types get dense new ids; every reference follows.
+    compact_and_remap(id_map);
+  }
+
+ private:
+  // ---- record access and canonical map ----
+  const uint32_t* rec(uint32_t id) const { return rec_[id]; }
+  uint32_t* own(uint32_t id) { return btf_.mutable_record(id); }
+  Kind kind(uint32_t id) const { return kind_of(rec_[id]); }
+  bool is_mapped(uint32_t id) const { return map_[id] <= MAX_ID; }
+  // Follows the canonical chain (a FWD resolved to a struct that was itself
+  // found to be a duplicate, ...).
+  uint32_t resolve(uint32_t id) const {
+    while (is_mapped(id) && map_[id] != id) id = map_[id];
+    return id;
+  }
+  uint32_t resolve_fwd(uint32_t id) const {
+    if (kind(id) != Kind::Fwd) return id;
+    uint32_t r = resolve(id);
+    return kind(r) == Kind::Fwd ? id : r;
+  }
+  [[noreturn]] void fail(uint32_t id, const std::string& what) const {
+    throw Error("BTF dedup: type [" + std::to_string(id) + "]: " + what);
+  }
+
+  void index_records() {
+    rec_.resize(end_);
+    rec_[0] = VOID_RECORD;
+    for (uint32_t id = 1; id < end_; ++id) rec_[id] = btf_.record(id);
+    map_.assign(end_, UNPROCESSED);
+    hypot_.assign(end_, UNPROCESSED);
+    sig_.assign(end_, 0);
+    map_[0] = 0;
+    for (uint32_t id = start_; id < end_; ++id) {
+      Kind k = kind(id);
+      if (k == Kind::Var || k == Kind::Datasec) map_[id] = id;  // never deduplicated
+    }
+  }
+
+  void prepare_base() {
+    for (uint32_t id = 1; id < start_; ++id) {
+      map_[id] = id;
+      const uint32_t* r = rec(id);
+      uint64_t h;
+      switch (kind_of(r)) {
+        case Kind::Var: case Kind::Datasec: continue;
+        case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Fwd:
+        case Kind::Typedef: case Kind::Func: case Kind::Float: case Kind::TypeTag:
+          h = hash_common(r);
+          break;
+        case Kind::Int: case Kind::DeclTag: h = hash_int_tag(r); break;
+        case Kind::Enum: case Kind::Enum64: h = hash_enum(r); break;
+        case Kind::Struct: case Kind::Union: h = hash_struct(r); break;
+        case Kind::Array: h = hash_array(r); break;
+        case Kind::FuncProto: h = hash_fnproto(r); break;
+        default: fail(id, "unknown kind in the base");
+      }
+      index_.add(h, id);
+    }
+  }
+
+  void dedup_strings() {
+    uint32_t start_off = btf_.start_str_off();
+    const Btf* base = btf_.base();
+    StringTable strings(base == nullptr);
+    // Old own offset -> new offset, so each distinct old string is hashed
+    // once however many records name it.
+    std::vector<uint32_t> remap(btf_.strings().size(), UNPROCESSED);
+    for (uint32_t id = start_; id < end_; ++id) {
+      visit_str_off_words(own(id), [&](uint32_t& off) {
+        if (off == 0 || off < start_off) return;
+        uint32_t rel = off - start_off;
+        if (rel >= remap.size()) fail(id, "string offset " + std::to_string(off) + " out of range");
+        uint32_t& m = remap[rel];
+        if (m == UNPROCESSED) {
+          std::string_view s = btf_.strings().at(rel);
+          std::optional<uint32_t> in_base = base ? base->find_string(s) : std::nullopt;
+          m = in_base ? *in_base : start_off + strings.add(s);
+        }
+        off = m;
+      });
+    }
+    new_strings_ = std::move(strings);
+  }
+
+  void compute_signatures() {
+    uint32_t n = end_ - start_;
+    size_t chunks = (n + 4095) / 4096;
+    parallel_for(chunks, [&](size_t c) {
+      uint32_t lo = start_ + static_cast<uint32_t>(c * 4096);
+      uint32_t hi = std::min(end_, lo + 4096);
+      for (uint32_t id = lo; id < hi; ++id) {
+        const uint32_t* r = rec(id);
+        switch (kind_of(r)) {
+          case Kind::Int: sig_[id] = hash_int_tag(r); break;
+          case Kind::Enum: case Kind::Enum64: sig_[id] = hash_enum(r); break;
+          case Kind::Fwd: case Kind::Float: sig_[id] = hash_common(r); break;
+          case Kind::Struct: case Kind::Union: sig_[id] = hash_struct(r); break;
+          default: break;
+        }
+      }
+    });
+  }
+
+  // ---- pass 2 ----
+  void dedup_primitive(uint32_t id) {
+    const uint32_t* t = rec(id);
+    uint32_t new_id = id;
+    uint64_t h = sig_[id];
+    switch (kind_of(t)) {
+      case Kind::Int:
+        index_.for_each(h, [&](uint32_t c) { return equal_int_tag(t, rec(c)) ? (new_id = c, true) : false; });
+        break;
+      case Kind::Enum: case Kind::Enum64: {
+        bool is64 = kind_of(t) == Kind::Enum64;
+        index_.for_each(h, [&](uint32_t c) {
+          const uint32_t* cand = rec(c);
+          if (is64 ? equal_enum64(t, cand) : equal_enum(t, cand)) return new_id = c, true;
+          if (is64 ? compat_enum64(t, cand) : compat_enum(t, cand)) {
+            if (is_enum_fwd(t)) return new_id = c, true;  // a forward meets its enum
+            map_[c] = id;  // a canonical forward now resolves to this enum
+          }
+          return false;
+        });
+        break;
+      }
+      case Kind::Fwd: case Kind::Float:
+        index_.for_each(h, [&](uint32_t c) { return equal_common(t, rec(c)) ? (new_id = c, true) : false; });
+        break;
+      default:
+        return;
+    }
+    map_[id] = new_id;
+    if (new_id == id) index_.add(h, id);
+  }
+
+  // ---- pass 3 ----
+  void clear_hypot() {
+    for (uint32_t id : hypot_list_) hypot_[id] = UNPROCESSED;
+    hypot_list_.clear();
+    hypot_adjust_canon_ = false;
+  }
+
+  // Are the type graphs at cand_id and canon_id the same? Records
+  // canon -> cand pairs in hypot_; see dedup.h.
+  bool is_equiv(uint32_t cand_id, uint32_t canon_id) {
+    if (cand_id >= end_ || canon_id >= end_) fail(std::max(cand_id, canon_id), "past the last type");
+    if (resolve(cand_id) == resolve(canon_id)) return true;
+    canon_id = resolve_fwd(canon_id);
+    uint32_t h = hypot_[canon_id];
+    if (h <= MAX_ID) {
+      if (h == cand_id) return true;  // a cycle, or a type met again
+      // Compilers sometimes emit identical types twice in one unit; a
+      // contradiction with an identical twin is no contradiction.
+      return identical(h, cand_id);
+    }
+    hypot_[canon_id] = cand_id;
+    hypot_list_.push_back(canon_id);
+
+    const uint32_t* cand = rec(cand_id);
+    const uint32_t* canon = rec(canon_id);
+    Kind ck = kind_of(cand), nk = kind_of(canon);
+    if (cand[0] != canon[0]) return false;
+
+    if ((ck == Kind::Fwd || nk == Kind::Fwd) && ck != nk) {
+      Kind real_kind, fwd_kind;
+      if (ck == Kind::Fwd) {
+        real_kind = nk;
+        fwd_kind = info_kind_flag(cand[1]) ? Kind::Union : Kind::Struct;
+      } else {
+        real_kind = ck;
+        fwd_kind = info_kind_flag(canon[1]) ? Kind::Union : Kind::Struct;
+        // A base FWD would have to become this struct: base types cannot
+        // change, so for the rest of the graph this is no match.
+        if (fwd_kind == real_kind && canon_id < start_) hypot_adjust_canon_ = true;
+      }
+      return fwd_kind == real_kind;
+    }
+    if (ck != nk) return false;
+
+    switch (ck) {
+      case Kind::Int: return equal_int_tag(cand, canon);
+      case Kind::Enum: return compat_enum(cand, canon);
+      case Kind::Enum64: return compat_enum64(cand, canon);
+      case Kind::Fwd: case Kind::Float: return equal_common(cand, canon);
+      case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
+      case Kind::Func: case Kind::TypeTag:
+        if (cand[1] != canon[1]) return false;
+        return is_equiv(cand[2], canon[2]);
+      case Kind::Array:
+        if (!compat_array(cand, canon)) return false;
+        // Index type first, as libbpf: the order decides which pairs a
+        // failed comparison leaves behind.
+        return is_equiv(cand[4], canon[4]) && is_equiv(cand[3], canon[3]);
+      case Kind::Struct: case Kind::Union:
+        if (!shallow_equal_struct(cand, canon)) return false;
+        for (uint32_t i = 0, n = vlen_of(cand); i < n; ++i)
+          if (!is_equiv(cand[4 + 3 * i], canon[4 + 3 * i])) return false;
+        return true;
+      case Kind::FuncProto:
+        if (!compat_fnproto(cand, canon)) return false;
+        if (!is_equiv(cand[2], canon[2])) return false;
+        for (uint32_t i = 0, n = vlen_of(cand); i < n; ++i)
+          if (!is_equiv(cand[4 + 2 * i], canon[4 + 2 * i])) return false;
+        return true;
+      default:
+        fail(cand_id, "unexpected " + std::string(kind_name(ck)) + " in a struct's type graph");
+    }
+  }
+
+  // "Identical twins" check of is_equiv, per libbpf release.
+  bool identical(uint32_t a, uint32_t b) const {
+    switch (compat_) {
+      case DedupCompat::Libbpf_1_1: return identical_array(a, b) || identical_struct(a, b);
+      case DedupCompat::Libbpf_1_6: return identical_types(a, b, 16);
+    }
+    return false;
+  }
+  bool identical_array(uint32_t a, uint32_t b) const {
+    return kind(a) == Kind::Array && kind(b) == Kind::Array && equal_array(rec(a), rec(b));
+  }
+  bool identical_struct(uint32_t a, uint32_t b) const {
+    const uint32_t* t1 = rec(a);
+    const uint32_t* t2 = rec(b);
+    if (!is_composite(kind_of(t1)) || kind_of(t1) != kind_of(t2) || !shallow_equal_struct(t1, t2)) return false;
+    for (uint32_t i = 0, n = vlen_of(t1); i < n; ++i) {
+      uint32_t m1 = t1[4 + 3 * i], m2 = t2[4 + 3 * i];
+      if (m1 == m2) continue;
+      if (!identical_array(m1, m2) && !identical_struct(m1, m2)) return false;
+    }
+    return true;
+  }
+  bool identical_types(uint32_t a, uint32_t b, int depth) const {
+    for (;;) {
+      if (depth <= 0) return false;
+      const uint32_t* t1 = rec(a);
+      const uint32_t* t2 = rec(b);
+      Kind k = kind_of(t1);
+      if (k != kind_of(t2)) return false;
+      switch (k) {
+        case Kind::Unknown: return true;  // void
+        case Kind::Int: return equal_int_tag(t1, t2);
+        case Kind::Enum: case Kind::Enum64: return compat_enum(t1, t2);
+        case Kind::Fwd: case Kind::Float: return equal_common(t1, t2);
+        case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
+        case Kind::Func: case Kind::TypeTag:
+          if (t1[1] != t2[1] || t1[0] != t2[0]) return false;
+          a = t1[2];
+          b = t2[2];
+          continue;  // libbpf loops here without using up depth
+        case Kind::Array:
+          if (!compat_array(t1, t2)) return false;
+          if (t1[4] != t2[4] && !identical_types(t1[4], t2[4], depth - 1)) return false;
+          return t1[3] == t2[3] || identical_types(t1[3], t2[3], depth - 1);
+        case Kind::Struct: case Kind::Union:
+          if (!shallow_equal_struct(t1, t2)) return false;
+          for (uint32_t i = 0, n = vlen_of(t1); i < n; ++i) {
+            uint32_t m1 = t1[4 + 3 * i], m2 = t2[4 + 3 * i];
+            if (m1 != m2 && !identical_types(m1, m2, depth - 1)) return false;
+          }
+          return true;
+        case Kind::FuncProto:
+          if (!compat_fnproto(t1, t2)) return false;
+          if (t1[2] != t2[2] && !identical_types(t1[2], t2[2], depth - 1)) return false;
+          for (uint32_t i = 0, n = vlen_of(t1); i < n; ++i) {
+            uint32_t p1 = t1[4 + 2 * i], p2 = t2[4 + 2 * i];
+            if (p1 != p2 && !identical_types(p1, p2, depth - 1)) return false;
+          }
+          return true;
+        default:
+          return false;
+      }
+    }
+  }
+
+  // After a successful comparison: FWDs met opposite a struct resolve to
+  // it, and structs met opposite canonical structs map to them (which only
+  // saves later comparisons).
+  void merge_hypot() {
+    for (uint32_t canon : hypot_list_) {
+      uint32_t t_id = resolve(hypot_[canon]);
+      uint32_t c_id = resolve(canon);
+      Kind tk = kind(t_id), ck = kind(c_id);
+      // Also for a base FWD: split FWDs resolve through it.
+      if (tk != Kind::Fwd && ck == Kind::Fwd) map_[c_id] = t_id;
+      if (hypot_adjust_canon_) continue;
+      if (tk == Kind::Fwd && ck != Kind::Fwd) map_[t_id] = c_id;
+      if (is_composite(tk) && ck != Kind::Fwd && is_mapped(c_id) && !is_mapped(t_id)) map_[t_id] = c_id;
+    }
+  }
+
+  void dedup_struct(uint32_t id) {
+    if (is_mapped(id)) return;
+    const uint32_t* t = rec(id);
+    if (!is_composite(kind_of(t))) return;
+    uint64_t h = sig_[id];
+    uint32_t new_id = id;
+    index_.for_each(h, [&](uint32_t c) {
+      // A FWD must not become a candidate through a signature clash: FWD
+      // and struct count as equivalent and could map to each other.
+      if (!shallow_equal_struct(t, rec(c))) return false;
+      clear_hypot();
+      if (!is_equiv(id, c)) return false;
+      merge_hypot();
+      if (hypot_adjust_canon_) return false;  // only a base FWD matched
+      new_id = c;
+      return true;
+    });
+    map_[id] = new_id;
+    if (new_id == id) index_.add(h, id);
+  }
+
+  // ---- pass 4 ----
+  void resolve_fwds_by_name() {
+    // Name -> the canonical STRUCT/UNION with it, or 0 if several have it.
+    size_t cap = 1024;
+    while (cap < size_t{end_} * 2) cap *= 2;
+    std::vector<std::pair<uint32_t, uint32_t>> slots(cap, {UNPROCESSED, 0});  // name_off, id
+    size_t mask = cap - 1;
+    auto slot = [&](uint32_t name) -> std::pair<uint32_t, uint32_t>& {
+      for (size_t i = mix(0, name) & mask;; i = (i + 1) & mask)
+        if (slots[i].first == UNPROCESSED || slots[i].first == name) return slots[i];
+    };
+    for (uint32_t id = 1; id < end_; ++id) {
+      if (!is_composite(kind(id)) || map_[id] != id) continue;
+      auto& s = slot(rec(id)[0]);
+      if (s.first == UNPROCESSED) s = {rec(id)[0], id};
+      else s.second = 0;
+    }
+    for (uint32_t id = start_; id < end_; ++id) {
+      const uint32_t* t = rec(id);
+      if (kind_of(t) != Kind::Fwd || map_[id] != id) continue;
+      auto& s = slot(t[0]);
+      if (s.first == UNPROCESSED || s.second == 0) continue;
+      Kind want = info_kind_flag(t[1]) ? Kind::Union : Kind::Struct;
+      if (kind(s.second) == want) map_[id] = s.second;
+    }
+  }
+
+  // ---- pass 5 ----
+  uint32_t dedup_reference(uint32_t id) {
+    if (map_[id] == IN_PROGRESS) fail(id, "a cycle of reference types");
+    if (is_mapped(id)) return resolve(id);
+    if (id >= end_) fail(id, "reference past the last type");
+    map_[id] = IN_PROGRESS;
+    uint32_t* t = own(id);
+    uint32_t new_id = id;
+    uint64_t h;
+    auto find = [&](auto equal) {
+      index_.for_each(h, [&](uint32_t c) { return equal(t, rec(c)) ? (new_id = c, true) : false; });
+    };
+    switch (kind_of(t)) {
+      case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
+      case Kind::Func: case Kind::TypeTag:
+        t[2] = dedup_reference(checked(id, t[2]));
+        h = hash_common(t);
+        find(equal_common);
+        break;
+      case Kind::DeclTag:
+        t[2] = dedup_reference(checked(id, t[2]));
+        h = hash_int_tag(t);
+        find(equal_int_tag);
+        break;
+      case Kind::Array:
+        t[3] = dedup_reference(checked(id, t[3]));
+        t[4] = dedup_reference(checked(id, t[4]));
+        h = hash_array(t);
+        find(equal_array);
+        break;
+      case Kind::FuncProto:
+        t[2] = dedup_reference(checked(id, t[2]));
+        for (uint32_t i = 0, n = vlen_of(t); i < n; ++i) t[4 + 2 * i] = dedup_reference(checked(id, t[4 + 2 * i]));
+        h = hash_fnproto(t);
+        find(equal_fnproto);
+        break;
+      default:
+        fail(id, "unexpected kind " + std::string(kind_name(kind_of(t))));
+    }
+    map_[id] = new_id;
+    if (new_id == id) index_.add(h, id);
+    return new_id;
+  }
+  uint32_t checked(uint32_t from, uint32_t to) const {
+    if (to >= end_) fail(from, "refers to type " + std::to_string(to) + ", past the last type");
+    return to;
+  }
+
+  // ---- passes 6 and 7 ----
+  void compact_and_remap(std::vector<TypeId>* id_map) {
+    // hypot_ is free again: reuse it as old canonical id -> new id.
+    std::vector<uint32_t>& new_id = hypot_;
+    for (uint32_t id = 0; id < start_; ++id) new_id[id] = id;
+    uint32_t next = start_;
+    size_t words = 0;
+    for (uint32_t id = start_; id < end_; ++id) {
+      if (map_[id] == id) {
+        new_id[id] = next++;
+        words += 3 + static_cast<size_t>(extra_words(kind(id), vlen_of(rec(id))));
+      } else {
+        new_id[id] = UNPROCESSED;
+      }
+    }
+    std::vector<uint32_t> out_words;
+    std::vector<uint32_t> out_offsets;
+    out_words.reserve(words);
+    out_offsets.reserve(next - start_);
+    auto remap = [&](uint32_t& ref) {
+      if (ref >= end_) fail(ref, "past the last type");
+      uint32_t n = new_id[resolve(ref)];
+      if (n > MAX_ID) fail(ref, "no canonical type after dedup");
+      ref = n;
+    };
+    for (uint32_t id = start_; id < end_; ++id) {
+      if (map_[id] != id) continue;
+      const uint32_t* r = rec(id);
+      size_t len = 3 + static_cast<size_t>(extra_words(kind_of(r), vlen_of(r)));
+      out_offsets.push_back(static_cast<uint32_t>(out_words.size()));
+      size_t at = out_words.size();
+      out_words.insert(out_words.end(), r, r + len);
+      visit_type_id_words(out_words.data() + at, remap);
+    }
+    if (id_map) {
+      id_map->resize(end_);
+      // What a reference to the id becomes (a base FWD resolved to a new
+      // struct gives that struct).
+      for (uint32_t id = 0; id < end_; ++id) (*id_map)[id] = new_id[resolve(id)];
+    }
+    std::span<const char> strs = new_strings_.bytes();
+    btf_.assign_raw(std::move(out_words), std::move(out_offsets),
+                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(strs.data()), strs.size()));
+  }
+
+  Btf& btf_;
+  DedupCompat compat_;
+  uint32_t start_, end_;
+  std::vector<const uint32_t*> rec_;
+  std::vector<uint32_t> map_;        // id -> canonical id (chains allowed)
+  std::vector<uint32_t> hypot_;      // canonical-side id -> candidate-side id
+  std::vector<uint32_t> hypot_list_;  // ids set in hypot_, to clear them
+  bool hypot_adjust_canon_ = false;
+  std::vector<uint64_t> sig_;
+  CandidateIndex index_;
+  StringTable new_strings_;
+};
+
+}  // namespace
+
+void dedup(Btf& btf, const DedupOptions& options, std::vector<TypeId>* id_map) {
+  Deduper(btf, options).run(id_map);
+}
+
+}  // namespace btfc::btf

@@ -1,0 +1,89 @@
+// BTF deduplication: the same result as libbpf's btf__dedup, written for
+// speed (flat arrays, one open-addressing candidate index, 64-bit
+// signatures).
+//
+//   btf::Btf merged = ...;             // every unit's types, back to back
+//   btf::dedup(merged);                // now one record per distinct type
+//
+// The problem. An encoder converts each compilation unit on its own, so
+// `struct list_head` arrives once per unit that uses it, and a unit that
+// only saw `struct S;` has a FWD where another unit has the full definition.
+// Dedup keeps one record per distinct C type, resolves FWDs to definitions,
+// and renumbers every reference.
+//
+// The worked example (two units, ids as the encoder gave them):
+//
+//   unit 1:  [1] INT int   [2] PTR -> 3   [3] STRUCT list {next: 2}
+//            [4] FWD S     [5] PTR -> 4   [6] STRUCT A {s: 5, l: 3}
+//   unit 2:  [7] INT int   [8] PTR -> 9   [9] STRUCT list {next: 8}
+//            [10] STRUCT S {x: 7}         [11] PTR -> 10
+//            [12] STRUCT A {s: 11, l: 9}
+//
+// Passes, each one a loop over ids in order, so the first occurrence of a
+// type is the one kept (libbpf does the same):
+//
+//  1. Strings: a new string table with every referenced string once, in
+//     the order of first reference; afterwards equal names have equal
+//     offsets, so names compare as integers.
+//  2. Primitive types (INT, FLOAT, FWD, ENUM, ENUM64) have no references:
+//     hash, look up equal earlier ones, else become canonical. [7] -> [1].
+//     An ENUM without values (an enum forward) maps to the full enum.
+//  3. STRUCT/UNION. Their members may point back at themselves, so they are
+//     compared as graphs: a DFS walks candidate and canonical side by side,
+//     recording a hypothetical map canonical -> candidate; meeting a pair
+//     again is fine (a cycle), meeting a canonical type paired with another
+//     candidate is a contradiction. A FWD pairs with a STRUCT/UNION of the
+//     same name. [9] vs [3]: next: [8] vs [2] -> [9] vs [3] already paired:
+//     equal, so [9] -> [3]. [12] vs [6]: s: [11] vs [5] -> [10] vs [4],
+//     a FWD and a struct of the same name: compatible; l: [9] vs [3]: equal.
+//     So [12] -> [6], and [4] (FWD S) now resolves to [10] (STRUCT S).
+//  4. FWDs still unresolved map to the one STRUCT/UNION of their name when
+//     the name is unique.
+//  5. Reference types (PTR, TYPEDEF, CV-qualifiers, ARRAY, FUNC,
+//     FUNC_PROTO, tags): their targets are final now, so they are rewritten
+//     to canonical ids and hashed exactly, depth first. [5] -> [10] and
+//     [11] -> [10]: equal, so [11] -> [5]; [8] -> [2].
+//  6. Compaction: canonical types get new, dense ids in their order.
+//  7. Remapping: every id field goes to its canonical type's new id.
+//
+//   result:  [1] int  [2] PTR -> 3  [3] list {next: 2}  [4] PTR -> 6
+//            [5] A {s: 4, l: 3}     [6] S {x: 1}
+//
+// Split BTF (a module on vmlinux): base types are canonical from the start
+// and never change; a new type equal to a base type maps to it, and only
+// the remaining new types are kept, numbered after the base.
+//
+// libbpf's heuristics changed over releases (pahole 1.31 builds with libbpf
+// 1.5); `Compat` picks one, so each can be checked against that libbpf.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "btf/btf.h"
+
+namespace btfc::btf {
+
+enum class DedupCompat : uint8_t {
+  // libbpf 1.1 to 1.5 (Debian 12 has 1.1, pahole 1.31 builds with 1.5): in
+  // a graph comparison, a type met twice may differ from its first partner
+  // only by being an identical ARRAY, or a STRUCT/UNION whose members are
+  // the same ids or, recursively, identical ARRAYs or STRUCT/UNIONs.
+  Libbpf_1_1,
+  // libbpf 1.6: "identical" is a structural comparison of any kind (also
+  // pointers and prototypes), up to 16 levels deep.
+  Libbpf_1_6,
+};
+
+struct DedupOptions {
+  DedupCompat compat = DedupCompat::Libbpf_1_1;
+};
+
+// Deduplicates `btf` in place (types and strings). For split BTF only its
+// own types change; the base is read only. If `id_map` is given, it gets
+// one entry per id below the old end_id(): the new id of that type (base
+// ids map to themselves). Throws btfc::Error on a malformed table (an
+// unknown kind, a cycle made only of reference types).
+void dedup(Btf& btf, const DedupOptions& options = {}, std::vector<TypeId>* id_map = nullptr);
+
+}  // namespace btfc::btf

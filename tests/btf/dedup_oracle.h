@@ -1,0 +1,80 @@
+// libbpf as the oracle of the dedup and diff tests: moving tables between
+// btfc and libbpf (through raw bytes, so each side parses the other's
+// output), running btf__dedup, and counting types per kind.
+#pragma once
+
+#include <bpf/btf.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "btf/btf.h"
+#include "btf/reader.h"
+#include "btf/writer.h"
+#include "support/test_support.h"
+
+namespace btfc::btf::testing {
+
+struct LibbpfBtfDeleter {
+  void operator()(struct btf* b) const { btf__free(b); }
+};
+using LibbpfBtf = std::unique_ptr<struct btf, LibbpfBtfDeleter>;
+
+inline std::vector<uint8_t> libbpf_raw(const struct btf* b) {
+  uint32_t size = 0;
+  const uint8_t* p = static_cast<const uint8_t*>(btf__raw_data(b, &size));
+  return std::vector<uint8_t>(p, p + size);
+}
+
+// Our table as libbpf parses it (split on `base` if given). Split BTF goes
+// through a file: Debian's libbpf.so lacks btf__new_split.
+inline LibbpfBtf to_libbpf(const Btf& b, struct btf* base = nullptr) {
+  std::vector<uint8_t> raw = write_raw(b);
+  struct btf* lb = nullptr;
+  if (base) {
+    static int counter = 0;
+    std::string path = test::scratch_dir() + "/split" + std::to_string(counter++) + ".btf";
+    write_raw_file(path, b);
+    lb = btf__parse_raw_split(path.c_str(), base);
+  } else {
+    lb = btf__new(raw.data(), raw.size());
+  }
+  EXPECT_NE(lb, nullptr) << "libbpf cannot parse our table";
+  return LibbpfBtf(lb);
+}
+
+// libbpf's table as our reader parses it.
+inline Btf from_libbpf(const struct btf* lb, const Btf* base = nullptr) {
+  std::vector<uint8_t> raw = libbpf_raw(lb);
+  return read_raw(raw, base);
+}
+
+// What libbpf's btf__dedup makes of `b` (split on `base`/`lbase`).
+inline Btf libbpf_dedup(const Btf& b, const Btf* base = nullptr, struct btf* lbase = nullptr) {
+  LibbpfBtf lb = to_libbpf(b, lbase);
+  if (!lb) return Btf();
+  int err = btf__dedup(lb.get(), nullptr);
+  EXPECT_EQ(err, 0) << "btf__dedup failed";
+  return from_libbpf(lb.get(), base);
+}
+
+using KindCounts = std::array<uint32_t, KIND_MAX + 1>;
+
+inline KindCounts kind_counts(const Btf& b) {
+  KindCounts c{};
+  for (TypeId id = b.start_id(); id < b.end_id(); ++id) ++c[static_cast<unsigned>(b.kind(id))];
+  return c;
+}
+
+inline std::string format_counts(const KindCounts& c) {
+  std::string s;
+  for (unsigned k = 1; k <= KIND_MAX; ++k)
+    if (c[k]) s += std::string(kind_name(static_cast<Kind>(k))) + " " + std::to_string(c[k]) + ", ";
+  return s;
+}
+
+}  // namespace btfc::btf::testing

@@ -1,0 +1,517 @@
+// btfc's dedup against libbpf's btf__dedup (Debian's libbpf 1.1, so these
+// run with DedupCompat::Libbpf_1_1): the same input must give the same
+// bytes. Hand-built cases name one feature each (FWD resolution, cycles,
+// anonymous types, a struct differing in one member, split BTF); seeded
+// random "compilation units" (a pool of C structs, each unit defining a
+// random subset and forward-declaring the rest, some with a conflicting
+// definition, in random order) cover the combinations. Results must load
+// into the running kernel.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "btf/dedup.h"
+#include "btf/merge.h"
+#include "btf/writer.h"
+#include "btf_test_util.h"
+#include "dedup_oracle.h"
+
+namespace btfc::btf {
+namespace {
+
+using testing::format_counts;
+using testing::kind_counts;
+using testing::libbpf_dedup;
+
+const DedupOptions kLibbpf11{DedupCompat::Libbpf_1_1};
+
+Btf dedup_copy(const Btf& in, DedupOptions opt = kLibbpf11) {
+  Btf b = read_raw(write_raw(in), in.base());
+  dedup(b, opt);
+  return b;
+}
+
+// Ours and libbpf's result are the same bytes.
+void expect_same_as_libbpf(const Btf& in) {
+  Btf ours = dedup_copy(in);
+  Btf theirs = libbpf_dedup(in);
+  EXPECT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+  EXPECT_TRUE(write_raw(ours) == write_raw(theirs)) << "same counts, different bytes";
+}
+
+// The worked example of dedup.h: a FWD in unit 1 meets the full struct of
+// unit 2 inside the graph of struct A.
+Btf worked_example() {
+  Btf b;
+  b.add_int("int", 4, INT_SIGNED);  // [1]
+  b.add_ptr(3);                     // [2]
+  b.add_struct("list", 8);          // [3]
+  b.add_member("next", 2, 0);
+  b.add_fwd("S", false);            // [4]
+  b.add_ptr(4);                     // [5]
+  b.add_struct("A", 16);            // [6]
+  b.add_member("s", 5, 0);
+  b.add_member("l", 3, 64);
+  b.add_int("int", 4, INT_SIGNED);  // [7]
+  b.add_ptr(9);                     // [8]
+  b.add_struct("list", 8);          // [9]
+  b.add_member("next", 8, 0);
+  b.add_struct("S", 4);             // [10]
+  b.add_member("x", 7, 0);
+  b.add_ptr(10);                    // [11]
+  b.add_struct("A", 16);            // [12]
+  b.add_member("s", 11, 0);
+  b.add_member("l", 9, 64);
+  return b;
+}
+
+TEST(Dedup, WorkedExampleResolvesFwdToStruct) {
+  Btf in = worked_example();
+  Btf out = dedup_copy(in);
+  ASSERT_EQ(out.type_count(), 6u);
+  // The result spelled out in dedup.h.
+  EXPECT_EQ(out.type(2).type(), 3u);
+  EXPECT_EQ(out.type(3).member(0).type, 2u);
+  EXPECT_EQ(out.type(4).type(), 6u);
+  EXPECT_EQ(out.type(5).name(), "A");
+  EXPECT_EQ(out.type(5).member(0).type, 4u);
+  EXPECT_EQ(out.type(5).member(1).type, 3u);
+  EXPECT_EQ(out.type(6).name(), "S");
+  EXPECT_EQ(out.type(6).member(0).type, 1u);
+  expect_same_as_libbpf(in);
+  BTFC_EXPECT_LOADS(write_raw(out));
+}
+
+// struct A { struct B *b; }; struct B { struct A *a; }; in two units, the
+// second in the other order.
+TEST(Dedup, DuplicatedCycleCollapses) {
+  Btf b;
+  b.add_struct("A", 8);  // [1]
+  b.add_member("b", 2, 0);
+  b.add_ptr(3);          // [2]
+  b.add_struct("B", 8);  // [3]
+  b.add_member("a", 4, 0);
+  b.add_ptr(1);          // [4]
+  b.add_ptr(6);          // [5] unit 2: B first
+  b.add_struct("B", 8);  // [6]
+  b.add_member("a", 7, 0);
+  b.add_ptr(8);          // [7]
+  b.add_struct("A", 8);  // [8]
+  b.add_member("b", 5, 0);
+  Btf out = dedup_copy(b);
+  EXPECT_EQ(out.type_count(), 4u);
+  expect_same_as_libbpf(b);
+  BTFC_EXPECT_LOADS(write_raw(out));
+}
+
+// Anonymous unions and structs are identified by their place in the
+// parent; an anonymous enum by its values.
+TEST(Dedup, AnonymousTypesDedupWithTheirParents) {
+  Btf b;
+  for (int unit = 0; unit < 3; ++unit) {
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    TypeId l = b.add_int("long", 8, INT_SIGNED);
+    TypeId u = b.add_union("", 8);
+    b.add_member("a", i, 0);
+    b.add_member("b", l, 0);
+    TypeId s = b.add_struct("", 4);
+    b.add_member("x", i, 0);
+    TypeId e = b.add_enum("", 4);
+    b.add_enum_value("RED", 0);
+    b.add_enum_value("GREEN", unit == 2 ? 7 : 1);  // unit 2: another enum
+    TypeId outer = b.add_struct("outer", 24);
+    b.add_member("", u, 0);
+    b.add_member("s", s, 64);
+    b.add_member("e", e, 128);
+  }
+  Btf out = dedup_copy(b);
+  auto c = kind_counts(out);
+  EXPECT_EQ(c[static_cast<int>(Kind::Union)], 1u);
+  EXPECT_EQ(c[static_cast<int>(Kind::Enum)], 2u);
+  EXPECT_EQ(c[static_cast<int>(Kind::Struct)], 3u);  // the anonymous one, and two "outer"s
+  expect_same_as_libbpf(b);
+  BTFC_EXPECT_LOADS(write_raw(out));
+}
+
+TEST(Dedup, StructDifferingInOneMemberStaysTwice) {
+  Btf b;
+  TypeId i = b.add_int("int", 4, INT_SIGNED);
+  TypeId l = b.add_int("long", 8, INT_SIGNED);
+  for (TypeId second : {i, i, l, i}) {
+    b.add_struct("S", 16);
+    b.add_member("a", i, 0);
+    b.add_member("b", second, 64);
+  }
+  b.add_struct("S", 16);  // a different offset
+  b.add_member("a", i, 0);
+  b.add_member("b", i, 32);
+  Btf out = dedup_copy(b);
+  EXPECT_EQ(kind_counts(out)[static_cast<int>(Kind::Struct)], 3u);
+  expect_same_as_libbpf(b);
+}
+
+// An enum declared without values (enum forward) maps to the full enum,
+// whichever comes first.
+TEST(Dedup, EnumForwardMeetsItsEnum) {
+  Btf b;
+  b.add_enum("E", 4);  // forward first
+  TypeId full = b.add_enum("E", 4);
+  b.add_enum_value("A", 1);
+  b.add_enum("E", 4);  // forward after
+  b.add_ptr(1);
+  b.add_ptr(full);
+  Btf out = dedup_copy(b);
+  EXPECT_EQ(out.type_count(), 2u);
+  expect_same_as_libbpf(b);
+}
+
+// Reference kinds, functions, tags, VAR and DATASEC (never merged).
+TEST(Dedup, ReferenceKindsAndVariables) {
+  Btf b;
+  for (int unit = 0; unit < 2; ++unit) {
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    TypeId c = b.add_const(i);
+    TypeId v = b.add_volatile(c);
+    TypeId p = b.add_ptr(v);
+    TypeId r = b.add_restrict(p);
+    TypeId td = b.add_typedef("int_t", i);
+    TypeId arr = b.add_array(td, i, 4);
+    TypeId tag = b.add_type_tag("user", i);
+    TypeId pt = b.add_ptr(tag);
+    TypeId proto = b.add_func_proto(i);
+    b.add_param("p", r);
+    b.add_param("a", pt);
+    TypeId f = b.add_func("f", proto, FuncLinkage::Global);
+    b.add_decl_tag("hot", f, -1);
+    b.add_decl_tag("arg", f, 0);
+    TypeId var = b.add_var(unit ? "y" : "x", arr, VarLinkage::GlobalAllocated);
+    b.add_datasec(".data", 16);
+    b.add_datasec_var(var, 0, 16);
+    b.add_float("double", 8);
+  }
+  Btf out = dedup_copy(b);
+  auto c = kind_counts(out);
+  EXPECT_EQ(c[static_cast<int>(Kind::Var)], 2u);
+  EXPECT_EQ(c[static_cast<int>(Kind::Datasec)], 2u);
+  EXPECT_EQ(c[static_cast<int>(Kind::Func)], 1u);
+  expect_same_as_libbpf(b);
+  BTFC_EXPECT_LOADS(write_raw(out));
+}
+
+// FWD S with no graph leading to the struct maps to the only struct S by
+// name; a FWD U with two unions U stays.
+TEST(Dedup, UnambiguousFwdResolvesByName) {
+  Btf b;
+  TypeId i = b.add_int("int", 4, INT_SIGNED);
+  TypeId fwd = b.add_fwd("S", false);
+  b.add_ptr(fwd);
+  b.add_struct("S", 4);
+  b.add_member("x", i, 0);
+  b.add_fwd("U", true);  // two unions U: ambiguous, stays
+  b.add_union("U", 4);
+  b.add_member("x", i, 0);
+  b.add_union("U", 8);
+  b.add_member("y", i, 0);
+  expect_same_as_libbpf(b);
+  Btf out = dedup_copy(b);
+  EXPECT_EQ(kind_counts(out)[static_cast<int>(Kind::Fwd)], 1u);
+  EXPECT_EQ(out.type(2).kind(), Kind::Ptr);
+  EXPECT_EQ(out.type(out.type(2).type()).kind(), Kind::Struct);
+}
+
+// Split BTF: base types never change; new types equal to base types map to
+// them, and a split FWD resolves to a base struct.
+TEST(Dedup, SplitMapsNewTypesToBase) {
+  Btf base;
+  TypeId i = base.add_int("int", 4, INT_SIGNED);
+  TypeId s = base.add_struct("S", 8);
+  base.add_member("self", s + 1, 0);
+  base.add_ptr(s);
+  base.add_fwd("T", false);
+  Btf split(&base);
+  TypeId i2 = split.add_int("int", 4, INT_SIGNED);   // = base int
+  TypeId p2 = split.add_ptr(split.end_id() + 1);
+  TypeId s2 = split.add_struct("S", 8);               // = base S
+  split.add_member("self", p2, 0);
+  TypeId t = split.add_struct("T", 4);                // new; base FWD T points here
+  split.add_member("x", i2, 0);
+  TypeId f = split.add_fwd("S", false);               // resolves to base S
+  TypeId holder = split.add_struct("H", 16);
+  split.add_member("s", split.end_id(), 0);
+  split.add_member("t", s2, 64);
+  split.add_ptr(f);
+  (void)t;
+  (void)holder;
+  (void)i;
+
+  Btf ours = read_raw(write_raw(split), &base);
+  dedup(ours, kLibbpf11);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  Btf theirs = libbpf_dedup(split, &base, lbase.get());
+  EXPECT_EQ(ours.start_id(), base.end_id());
+  EXPECT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+  EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
+  // Left: T and H; H's members point into the base.
+  ASSERT_EQ(ours.type_count(), 2u);
+  TypeView h = ours.type(ours.start_id() + 1);
+  EXPECT_EQ(h.name(), "H");
+  EXPECT_EQ(h.member(1).type, s);
+  EXPECT_EQ(ours.type(h.member(0).type).type(), s);
+  BTFC_EXPECT_LOADS(testing::glue_split(write_raw(base), write_raw(ours)));
+}
+
+// ---- random compilation units ----
+
+// A pool of C structs; each member is one of a few type shapes. Struct j
+// can embed struct k only for k < j (so embedding has no cycles); pointers
+// go anywhere, which makes cycles.
+struct Shape {
+  enum What { Int, Long, Char, PtrStruct, EmbedStruct, IntArray, FuncPtr, Enum, TypedefStruct, ConstCharPtr } what;
+  int arg = 0;
+};
+struct StructDef {
+  std::vector<Shape> members;
+  std::vector<Shape> variant;  // an ODR-violating twin (one member changed)
+};
+
+class UnitWriter {
+ public:
+  UnitWriter(Btf& b, const std::vector<StructDef>& pool, std::mt19937& rng) : b_(b), pool_(pool), rng_(rng) {}
+
+  void write_unit(std::vector<bool> defined, bool use_variant, bool enum_fwd) {
+    first_ = b_.end_id();
+    recs_.clear();
+    struct_id_.assign(pool_.size(), 0);
+    fwd_id_.assign(pool_.size(), 0);
+    memo_.clear();
+    defined_ = std::move(defined);
+    use_variant_ = use_variant;
+    enum_fwd_ = enum_fwd;
+    std::vector<int> order(pool_.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+    std::shuffle(order.begin(), order.end(), rng_);
+    for (int k : order)
+      if (defined_[k]) struct_type(k);
+    // A function or two taking struct pointers.
+    uint32_t proto = alloc({0, make_info(Kind::FuncProto, false, 1), type_of({Shape::Int})});
+    uint32_t param = type_of({Shape::PtrStruct, order[0]});
+    recs_[proto - first_].insert(recs_[proto - first_].end(), {b_.add_string("p"), param});
+    alloc({b_.add_string("fn" + std::to_string(order[0])), make_info(Kind::Func, false, 1), proto});
+    for (auto& r : recs_) b_.add_record(r);
+  }
+
+ private:
+  uint32_t alloc(std::vector<uint32_t> rec) {
+    recs_.push_back(std::move(rec));
+    return first_ + static_cast<uint32_t>(recs_.size() - 1);
+  }
+  uint32_t memo(const std::string& key, const std::function<std::vector<uint32_t>()>& make) {
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    uint32_t id = alloc(make());
+    memo_[key] = id;
+    return id;
+  }
+  static uint32_t size_of(const Shape& s, const std::vector<StructDef>& pool) {
+    switch (s.what) {
+      case Shape::EmbedStruct: return struct_size(pool[s.arg].members, pool);
+      case Shape::IntArray: return 4 * s.arg;
+      default: return 8;
+    }
+  }
+  static uint32_t struct_size(const std::vector<Shape>& m, const std::vector<StructDef>& pool) {
+    uint32_t size = 0;
+    for (const Shape& s : m) size += (size_of(s, pool) + 7) / 8 * 8;
+    return size ? size : 8;
+  }
+  uint32_t int_type(const char* name, uint32_t size, uint32_t enc) {
+    return memo(name, [&] {
+      return std::vector<uint32_t>{b_.add_string(name), make_info(Kind::Int, false, 0), size, enc << 24 | size * 8};
+    });
+  }
+  uint32_t struct_type(int k) {
+    if (struct_id_[k]) return struct_id_[k];
+    const std::vector<Shape>& m = use_variant_ && !pool_[k].variant.empty() ? pool_[k].variant : pool_[k].members;
+    uint32_t id = alloc({b_.add_string("s" + std::to_string(k)), make_info(Kind::Struct, false, 0),
+                         struct_size(pool_[k].members, pool_)});
+    struct_id_[k] = id;
+    uint32_t off = 0;
+    std::vector<uint32_t> members;
+    for (size_t i = 0; i < m.size(); ++i) {
+      uint32_t t = type_of(m[i]);
+      members.insert(members.end(), {b_.add_string("m" + std::to_string(i)), t, off * 8});
+      off += (size_of(m[i], pool_) + 7) / 8 * 8;
+    }
+    std::vector<uint32_t>& rec = recs_[id - first_];
+    rec[1] = make_info(Kind::Struct, false, static_cast<uint32_t>(m.size()));
+    rec.insert(rec.end(), members.begin(), members.end());
+    return id;
+  }
+  uint32_t ptr_to(uint32_t target) {
+    return memo("*" + std::to_string(target), [&] { return std::vector<uint32_t>{0, make_info(Kind::Ptr, false, 0), target}; });
+  }
+  uint32_t type_of(const Shape& s) {
+    switch (s.what) {
+      case Shape::Int: return int_type("int", 4, INT_SIGNED);
+      case Shape::Long: return int_type("long", 8, INT_SIGNED);
+      case Shape::Char: return int_type("char", 1, INT_SIGNED);
+      case Shape::PtrStruct: {
+        uint32_t target;
+        if (defined_[s.arg]) {
+          target = struct_type(s.arg);
+        } else {
+          if (!fwd_id_[s.arg])
+            fwd_id_[s.arg] = alloc({b_.add_string("s" + std::to_string(s.arg)), make_info(Kind::Fwd, false, 0), 0});
+          target = fwd_id_[s.arg];
+        }
+        return ptr_to(target);
+      }
+      case Shape::EmbedStruct: return struct_type(s.arg);
+      case Shape::IntArray: {
+        uint32_t i = type_of({Shape::Int});
+        return memo("[" + std::to_string(s.arg), [&] {
+          return std::vector<uint32_t>{0, make_info(Kind::Array, false, 0), 0, i, i, static_cast<uint32_t>(s.arg)};
+        });
+      }
+      case Shape::FuncPtr: {
+        uint32_t ret = type_of({Shape::Int});
+        uint32_t arg = type_of({Shape::PtrStruct, s.arg});
+        uint32_t proto = memo("fp" + std::to_string(s.arg), [&] {
+          return std::vector<uint32_t>{0, make_info(Kind::FuncProto, false, 2), ret, 0, arg, 0, ret};
+        });
+        return ptr_to(proto);
+      }
+      case Shape::Enum:
+        return memo("enum", [&] {
+          if (enum_fwd_) return std::vector<uint32_t>{b_.add_string("e"), make_info(Kind::Enum, false, 0), 4};
+          return std::vector<uint32_t>{b_.add_string("e"), make_info(Kind::Enum, false, 2), 4,
+                                       b_.add_string("E0"), 0, b_.add_string("E1"), 1};
+        });
+      case Shape::TypedefStruct: {
+        uint32_t target = type_of({Shape::PtrStruct, s.arg});
+        return memo("td" + std::to_string(s.arg), [&] {
+          return std::vector<uint32_t>{b_.add_string("t" + std::to_string(s.arg)), make_info(Kind::Typedef, false, 0), target};
+        });
+      }
+      case Shape::ConstCharPtr: {
+        uint32_t c = type_of({Shape::Char});
+        uint32_t cc = memo("const char", [&] { return std::vector<uint32_t>{0, make_info(Kind::Const, false, 0), c}; });
+        return ptr_to(cc);
+      }
+    }
+    return 0;
+  }
+
+  Btf& b_;
+  const std::vector<StructDef>& pool_;
+  std::mt19937& rng_;
+  uint32_t first_ = 0;
+  std::vector<std::vector<uint32_t>> recs_;
+  std::vector<uint32_t> struct_id_, fwd_id_;
+  std::map<std::string, uint32_t> memo_;
+  std::vector<bool> defined_;
+  bool use_variant_ = false, enum_fwd_ = false;
+};
+
+std::vector<StructDef> random_pool(std::mt19937& rng, int n) {
+  std::vector<StructDef> pool(n);
+  for (int k = 0; k < n; ++k) {
+    int members = 1 + static_cast<int>(rng() % 5);
+    for (int i = 0; i < members; ++i) {
+      Shape s{static_cast<Shape::What>(rng() % 10), static_cast<int>(rng() % n)};
+      if (s.what == Shape::EmbedStruct) {
+        if (k == 0) s.what = Shape::Int;
+        else s.arg = static_cast<int>(rng() % k);
+      }
+      if (s.what == Shape::IntArray) s.arg = 1 + static_cast<int>(rng() % 4);
+      pool[k].members.push_back(s);
+    }
+    if (rng() % 4 == 0) {  // an ODR-violating twin: first member a long
+      pool[k].variant = pool[k].members;
+      pool[k].variant[0] = {pool[k].members[0].what == Shape::Long ? Shape::Int : Shape::Long, 0};
+    }
+  }
+  return pool;
+}
+
+// Units define a random subset of the pool, closed under embedding.
+std::vector<bool> random_subset(std::mt19937& rng, const std::vector<StructDef>& pool) {
+  std::vector<bool> d(pool.size());
+  for (size_t k = 0; k < pool.size(); ++k) d[k] = rng() % 3 != 0;
+  for (size_t k = pool.size(); k-- > 0;)
+    if (d[k])
+      for (const StructDef* def : {&pool[k]})
+        for (const auto* m : {&def->members, &def->variant})
+          for (const Shape& s : *m)
+            if (s.what == Shape::EmbedStruct) d[s.arg] = true;
+  return d;
+}
+
+void write_random_units(Btf& b, std::mt19937& rng, const std::vector<StructDef>& pool, int units) {
+  UnitWriter w(b, pool, rng);
+  for (int u = 0; u < units; ++u) w.write_unit(random_subset(rng, pool), rng() % 5 == 0, rng() % 4 == 0);
+}
+
+TEST(Dedup, RandomUnitsMatchLibbpfByteForByte) {
+  int loaded = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
+    Btf b;
+    write_random_units(b, rng, pool, 2 + static_cast<int>(rng() % 6));
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Btf ours = dedup_copy(b);
+    Btf theirs = libbpf_dedup(b);
+    ASSERT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+    ASSERT_TRUE(write_raw(ours) == write_raw(theirs));
+    if (seed % 30 == 0) {
+      BTFC_EXPECT_LOADS(write_raw(ours));
+      ++loaded;
+    }
+  }
+  EXPECT_EQ(loaded, 10);
+}
+
+TEST(Dedup, RandomSplitUnitsMatchLibbpfByteForByte) {
+  for (uint32_t seed = 1; seed <= 150; ++seed) {
+    std::mt19937 rng(seed * 7919);
+    std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
+    Btf raw_base;
+    write_random_units(raw_base, rng, pool, 1 + static_cast<int>(rng() % 3));
+    Btf base = libbpf_dedup(raw_base);
+    Btf split(&base);
+    write_random_units(split, rng, pool, 1 + static_cast<int>(rng() % 4));
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Btf ours = read_raw(write_raw(split), &base);
+    dedup(ours, kLibbpf11);
+    testing::LibbpfBtf lbase = testing::to_libbpf(base);
+    Btf theirs = libbpf_dedup(split, &base, lbase.get());
+    ASSERT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+    ASSERT_TRUE(write_raw(ours) == write_raw(theirs));
+  }
+}
+
+// merge.h: appending units then deduplicating equals deduplicating the
+// units written into one table directly.
+TEST(Dedup, AppendThenDedupEqualsOneTable) {
+  std::mt19937 rng(42);
+  std::vector<StructDef> pool = random_pool(rng, 8);
+  std::vector<Btf> units(4);
+  Btf together;
+  std::mt19937 rng_a(7), rng_b(7);
+  for (Btf& u : units) write_random_units(u, rng_a, pool, 1);
+  write_random_units(together, rng_b, pool, 4);
+  Btf merged;
+  TypeId next = 1;
+  for (const Btf& u : units) {
+    EXPECT_EQ(append(merged, u), next);
+    next += u.type_count();
+  }
+  EXPECT_EQ(merged.type_count(), together.type_count());
+  dedup(merged, kLibbpf11);
+  dedup(together, kLibbpf11);
+  EXPECT_TRUE(write_raw(merged) == write_raw(together));
+}
+
+}  // namespace
+}  // namespace btfc::btf
