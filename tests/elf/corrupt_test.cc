@@ -42,7 +42,7 @@ void put64(std::vector<uint8_t>& b, uint64_t at, uint64_t v) { store<uint64_t>(b
 
 // ELF64 LE: header, then each section's data (8-aligned), then the section
 // headers (index 0 is the null section; `secs` become 1..n, .shstrtab last).
-Layout encode(std::vector<Sec> secs, uint16_t type = elf::ET_REL) {
+Layout encode(std::vector<Sec> secs, uint16_t type = elf::ET_REL, uint16_t machine = 62 /* EM_X86_64 */) {
   Sec shstrtab{".shstrtab", elf::SHT_STRTAB, 0, {0}};
   std::vector<uint32_t> name_off;
   secs.push_back(shstrtab);
@@ -55,7 +55,7 @@ Layout encode(std::vector<Sec> secs, uint16_t type = elf::ET_REL) {
   l.bytes.assign(64, 0);
   std::memcpy(l.bytes.data(), "\x7f" "ELF\x02\x01\x01", 7);
   put16(l.bytes, 16, type);
-  put16(l.bytes, 18, 62);  // EM_X86_64
+  put16(l.bytes, 18, machine);
   put32(l.bytes, 20, 1);
   put16(l.bytes, 52, 64);  // e_ehsize
   put16(l.bytes, 58, 64);  // e_shentsize
@@ -320,6 +320,52 @@ TEST(ElfCorrupt, LinkedFilesAreNotRelocated) {
   auto f = elf::ElfFile::parse(l.bytes, "t");
   Bytes d = f->section_data(*f->find_section(".debug_info"));
   EXPECT_EQ(d.data(), l.bytes.data() + l.data_offset[0]);  // the raw bytes, not a copy
+}
+
+// RISC-V's paired relocations, which clang emits for label differences in
+// debug sections (the assembler cannot fold them: linker relaxation may move
+// code). Expected bytes worked out by hand from the RISC-V ELF psABI.
+TEST(ElfRelocate, RiscvPairs) {
+  std::vector<uint8_t> info(16, 0);
+  info[0] = 0xc5;               // SET6/SUB6 keep the top two bits (11)
+  put32(info, 4, 0x100);        // ADD32/SUB32 work on this value
+  info[8] = 0x80, info[9] = 0;  // a two-byte ULEB128 (0) for the ULEB pair
+  std::vector<uint8_t> symtab(72, 0);
+  symtab[24 + 4] = elf::STT_SECTION;  // 1: section symbol, value 0
+  put16(symtab, 24 + 6, 1);
+  symtab[48 + 4] = elf::STT_FUNC;     // 2: a label with value 0x30
+  put16(symtab, 48 + 6, 1);
+  put64(symtab, 48 + 8, 0x30);
+  std::vector<uint8_t> rela;
+  auto add = [&](uint64_t off, uint32_t sym, uint32_t type, int64_t addend) {
+    auto r = rela64(off, sym, type, addend);
+    rela.insert(rela.end(), r.begin(), r.end());
+  };
+  add(0, 2, 53, 1);        // SET6:  low 6 bits := 0x30 + 1 = 0x31
+  add(0, 1, 52, 2);        // SUB6:  low 6 bits := 0x31 - 2 = 0x2f
+  add(4, 2, 35, 0x10);     // ADD32: 0x100 + 0x40 = 0x140
+  add(4, 1, 39, 0x20);     // SUB32: 0x140 - 0x20 = 0x120
+  add(8, 2, 60, 0x50);     // SET_ULEB128: 0x80, kept in two bytes: 80 01
+  add(8, 1, 61, 0x7f);     // SUB_ULEB128: 0x80 - 0x7f = 1: 81 00
+  add(12, 2, 54, 2);       // SET8:  0x32
+  add(13, 1, 55, 0x1234);  // SET16: 34 12
+  add(0, 0, 51, 0);        // RELAX: a hint, nothing to do
+  Layout l = encode({{".debug_line", elf::SHT_PROGBITS, 0, info},
+                     {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 2, 24},
+                     {".strtab", elf::SHT_STRTAB, 0, {0}},
+                     {".rela.debug_line", elf::SHT_RELA, 0, rela, 2, 1, 24}},
+                    elf::ET_REL, 243 /* EM_RISCV */);
+  auto f = elf::ElfFile::parse(l.bytes, "rv.o");
+  Bytes d = f->section_data(*f->find_section(".debug_line"));
+  std::vector<uint8_t> want = {0xef, 0, 0, 0, 0x20, 0x01, 0, 0, 0x81, 0x00, 0, 0, 0x32, 0x34, 0x12, 0};
+  EXPECT_EQ(std::vector<uint8_t>(d.begin(), d.end()), want);
+  // And an unknown type names the machine.
+  Layout bad = encode({{".debug_line", elf::SHT_PROGBITS, 0, info},
+                       {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 2, 24},
+                       {".strtab", elf::SHT_STRTAB, 0, {0}},
+                       {".rela.debug_line", elf::SHT_RELA, 0, rela64(0, 1, 200, 0), 2, 1, 24}},
+                      elf::ET_REL, 243);
+  EXPECT_EQ(error_of(bad.bytes, ".debug_line"), "t.o: .rela.debug_line+0x0: unknown relocation type 200 for RISC-V");
 }
 
 }  // namespace
