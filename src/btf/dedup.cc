@@ -15,6 +15,7 @@
 #include <string>
 
 #include "base/parallel.h"
+#include "base/timer.h"
 
 namespace btfc::btf {
 
@@ -132,16 +133,16 @@ class CandidateIndex {
     }
     ++libbpf_size_;
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    Slot& s = find_slot(sig);
+    Slot& s = find_slot(tag_of(sig));
     if (s.head == 0) {
-      s.sig = sig;
+      s.tag = tag_of(sig);
       s.head = s.tail = id;
-      s.doublings = doublings_;
+      s.state = doublings_ << 1;
       ++count_;
       return;
     }
     catch_up(s);
-    if (!s.reversed) {  // logical front = head
+    if (!reversed(s)) {  // logical front = head
       next_[id] = s.head;
       prev_[s.head] = id;
       s.head = id;
@@ -156,10 +157,10 @@ class CandidateIndex {
   // fn returns true.
   template <typename Fn>
   void for_each(uint64_t sig, Fn&& fn) {
-    Slot& s = find_slot(sig);
+    Slot& s = find_slot(tag_of(sig));
     if (s.head == 0) return;
     catch_up(s);
-    if (!s.reversed) {
+    if (!reversed(s)) {
       for (uint32_t id = s.head; id != 0; id = next_[id])
         if (fn(id)) return;
     } else {
@@ -169,26 +170,32 @@ class CandidateIndex {
   }
 
  private:
+  // 16 bytes, so the table of ~100k canonical types stays in cache. Only 32
+  // bits of the signature are kept: two signatures sharing a chain cost an
+  // extra equality check, and their relative orders stay libbpf's (libbpf
+  // also chains whatever its weaker hash puts together).
   struct Slot {
-    uint64_t sig = 0;
+    uint32_t tag = 0;
     uint32_t head = 0, tail = 0;  // 0: empty (void is never a candidate)
-    uint32_t doublings = 0;       // doublings_ when `reversed` was last right
-    bool reversed = false;
+    uint32_t state = 0;           // doublings_ when last caught up << 1 | reversed
   };
   void catch_up(Slot& s) {
-    if ((doublings_ - s.doublings) & 1) s.reversed = !s.reversed;
-    s.doublings = doublings_;
+    uint32_t seen = s.state >> 1;
+    bool reversed = (s.state & 1) ^ ((doublings_ - seen) & 1);
+    s.state = doublings_ << 1 | reversed;
   }
-  Slot& find_slot(uint64_t sig) {
+  static bool reversed(const Slot& s) { return s.state & 1; }
+  static uint32_t tag_of(uint64_t sig) { return static_cast<uint32_t>(sig ^ (sig >> 32)); }
+  Slot& find_slot(uint32_t tag) {
     size_t mask = slots_.size() - 1;
-    for (size_t i = (sig ^ (sig >> 29)) & mask;; i = (i + 1) & mask)
-      if (slots_[i].head == 0 || slots_[i].sig == sig) return slots_[i];
+    for (size_t i = tag & mask;; i = (i + 1) & mask)
+      if (slots_[i].head == 0 || slots_[i].tag == tag) return slots_[i];
   }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.size() * 2, Slot{});
     for (const Slot& s : old)
-      if (s.head) find_slot(s.sig) = s;
+      if (s.head) find_slot(s.tag) = s;
   }
 
   std::vector<Slot> slots_;
@@ -202,38 +209,51 @@ class Deduper {
  public:
   Deduper(Btf& btf, const DedupOptions& options)
       : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
-        index_(end_, end_) {}
+        // The index holds canonical types only, typically a tenth of the
+        // input: it starts small and grows, so it stays in cache.
+        index_(end_, 1024) {}
 
   void run(std::vector<TypeId>* id_map) {
     // Every pass below reads records through rec_; own records are edited
-    // in place (the word buffer does not move during dedup).
-    index_records();
-    // Base types (split BTF) are canonical as they are and candidates for
-    // the new ones.
-    prepare_base();
+    // in place (the word buffer does not move during dedup). Base types
+    // (split BTF) are canonical as they are and candidates for new ones.
+    timed("dedup.prepare", [&] { index_records(), prepare_base(); });
     // 1. One copy of each referenced string, in order of first reference.
-    dedup_strings();
-    // Signatures of primitive and struct types only depend on names, sizes
-    // and offsets, which are final now: compute them all in parallel.
-    compute_signatures();
+    timed("dedup.strings", [&] { dedup_strings(); });
     // 2. INT, FLOAT, FWD, ENUM, ENUM64: exact matches; enum forwards meet
-    //    their full enums.
-    for (uint32_t id = start_; id < end_; ++id) dedup_primitive(id);
+    //    their full enums. (Signatures of primitive and struct types depend
+    //    only on names, sizes and offsets, final now: computed in parallel.)
+    timed("dedup.prims", [&] {
+      compute_signatures();
+      for (uint32_t id = start_; id < end_; ++id) dedup_primitive(id);
+    });
     // 3. STRUCT/UNION: type-graph equivalence, resolving FWDs on the way.
-    for (uint32_t id = start_; id < end_; ++id) dedup_struct(id);
+    timed("dedup.structs", [&] {
+      for (uint32_t id = start_; id < end_; ++id) dedup_struct(id);
+    });
     // 4. FWDs left over go to the only STRUCT/UNION with their name.
-    resolve_fwds_by_name();
+    timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
     // 5. Reference types, depth first, now that their targets are final.
-    for (uint32_t id = start_; id < end_; ++id) dedup_reference(id);
+    timed("dedup.refs", [&] {
+      for (uint32_t id = start_; id < end_; ++id) dedup_reference(id);
+    });
     // 6 and 7. Canonical types get dense new ids; every reference follows.
-    compact_and_remap(id_map);
+    timed("dedup.compact", [&] { compact_and_remap(id_map); });
   }
 
  private:
+  template <typename Fn>
+  static void timed(const char* phase, Fn&& fn) {
+    PhaseTimer t(phase);
+    fn();
+  }
+
   // ---- record access and canonical map ----
   const uint32_t* rec(uint32_t id) const { return rec_[id]; }
   uint32_t* own(uint32_t id) { return btf_.mutable_record(id); }
-  Kind kind(uint32_t id) const { return kind_of(rec_[id]); }
+  // From a byte per id: the kind is asked for far more often than the
+  // record, and a byte array stays in cache.
+  Kind kind(uint32_t id) const { return kind_[id]; }
   bool is_mapped(uint32_t id) const { return map_[id] <= MAX_ID; }
   // Follows the canonical chain (a FWD resolved to a struct that was itself
   // found to be a duplicate, ...).
@@ -252,8 +272,14 @@ class Deduper {
 
   void index_records() {
     rec_.resize(end_);
+    kind_.resize(end_);
     rec_[0] = VOID_RECORD;
-    for (uint32_t id = 1; id < end_; ++id) rec_[id] = btf_.record(id);
+    kind_[0] = Kind::Unknown;
+    for (uint32_t id = 1; id < start_; ++id) rec_[id] = btf_.record(id);
+    const uint32_t* words = btf_.words().data();
+    std::span<const uint32_t> offsets = btf_.offsets();
+    for (uint32_t i = 0; i < offsets.size(); ++i) rec_[start_ + i] = words + offsets[i];
+    for (uint32_t id = 1; id < end_; ++id) kind_[id] = kind_of(rec_[id]);
     map_.assign(end_, UNPROCESSED);
     hypot_.assign(end_, UNPROCESSED);
     sig_.assign(end_, 0);
@@ -331,6 +357,10 @@ class Deduper {
 
   // ---- pass 2 ----
   void dedup_primitive(uint32_t id) {
+    switch (kind(id)) {
+      case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float: break;
+      default: return;
+    }
     const uint32_t* t = rec(id);
     uint32_t new_id = id;
     uint64_t h = sig_[id];
@@ -517,9 +547,8 @@ class Deduper {
   }
 
   void dedup_struct(uint32_t id) {
-    if (is_mapped(id)) return;
+    if (is_mapped(id) || !is_composite(kind(id))) return;
     const uint32_t* t = rec(id);
-    if (!is_composite(kind_of(t))) return;
     uint64_t h = sig_[id];
     uint32_t new_id = id;
     index_.for_each(h, [&](uint32_t c) {
@@ -661,6 +690,7 @@ class Deduper {
   DedupCompat compat_;
   uint32_t start_, end_;
   std::vector<const uint32_t*> rec_;
+  std::vector<Kind> kind_;
   std::vector<uint32_t> map_;        // id -> canonical id (chains allowed)
   std::vector<uint32_t> hypot_;      // canonical-side id -> candidate-side id
   std::vector<uint32_t> hypot_list_;  // ids set in hypot_, to clear them
