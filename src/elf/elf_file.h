@@ -1,9 +1,9 @@
 // Reading ELF files: header, section headers, section contents and the
 // symbol table, for ELF32 and ELF64 in either byte order.
 //
-//   elf::ElfFile f = elf::ElfFile::open("vmlinux");
-//   if (const elf::Section* s = f.find_section(".debug_info"))
-//     Bytes info = f.section_data(*s);   // decompressed and relocated
+//   auto f = elf::ElfFile::open("ext4.ko");
+//   if (const elf::Section* s = f->find_section(".debug_info"))  // or .zdebug_info
+//     Bytes info = f->section_data(*s);   // decompressed and relocated
 //
 // The file is mmap'ed; section_data() returns a span of the mapping when the
 // bytes can be used as they are, and otherwise a span of a buffer owned by
@@ -25,9 +25,9 @@
 // relocation type 99 for x86-64".
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <atomic>
 #include <mutex>
 #include <string>
 #include <string_view>
