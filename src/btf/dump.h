@@ -15,4 +15,9 @@ namespace btfc::btf {
 // Appends the dump of every own type of `btf` to `out`.
 void dump_raw(const Btf& btf, std::string& out);
 
+// Appends `btf` as a C header, as `bpftool btf dump file FILE format c`
+// prints it (libbpf 1.1's btf_dump): every type, the base's too for split
+// BTF. See dump_c.cc for how definitions are ordered.
+void dump_c(const Btf& btf, std::string& out);
+
 }  // namespace btfc::btf

@@ -1,7 +1,7 @@
 // `btfc dump FILE [--base BASE]`: prints a BTF file (raw .btf or an ELF
 // file's .BTF section) in the text format of `bpftool btf dump file FILE`,
 // so the two can be diffed. --base reads FILE as split BTF on BASE, like
-// bpftool's -B.
+// bpftool's -B; --format c prints a C header, like bpftool's `format c`.
 #include <cstdio>
 #include <string>
 
@@ -14,6 +14,7 @@ namespace {
 
 int run_dump(Args args) {
   std::string file, base_path;
+  bool c_format = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     if (a == "--base" || a == "-B") {
@@ -21,8 +22,15 @@ int run_dump(Args args) {
       base_path = args[++i];
     } else if (a.rfind("--base=", 0) == 0) {
       base_path = a.substr(7);
-    } else if (a == "--format=raw" || a == "raw") {
-      // the only format so far
+    } else if (a == "--format=raw") {
+      c_format = false;
+    } else if (a == "--format=c") {
+      c_format = true;
+    } else if (a == "--format") {
+      if (i + 1 == args.size()) throw UsageError{"--format needs raw or c"};
+      std::string f = args[++i];
+      if (f != "raw" && f != "c") throw UsageError{"unknown format '" + f + "' (raw or c)"};
+      c_format = f == "c";
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
     } else if (file.empty()) {
@@ -36,7 +44,10 @@ int run_dump(Args args) {
   if (!base_path.empty()) base = btf::read_file(base_path);
   btf::Btf b = btf::read_file(file, base ? &*base : nullptr);
   std::string out;
-  btf::dump_raw(b, out);
+  if (c_format)
+    btf::dump_c(b, out);
+  else
+    btf::dump_raw(b, out);
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
     std::perror("btfc: writing the dump");
     return 1;
@@ -44,7 +55,7 @@ int run_dump(Args args) {
   return 0;
 }
 
-RegisterCommand reg{{"dump", "dump FILE [--base BASE]", "print BTF as `bpftool btf dump file` does", run_dump}};
+RegisterCommand reg{{"dump", "dump FILE [--base BASE] [--format raw|c]", "print BTF as `bpftool btf dump file` does", run_dump}};
 
 }  // namespace
 }  // namespace btfc::cli

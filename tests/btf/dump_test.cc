@@ -1,5 +1,5 @@
 // `btfc dump` against `bpftool btf dump file` (bpftool 7.1, the oracle): the
-// two outputs must be byte-identical. A small table holding every kind and
+// two outputs must be byte-identical, in the raw and the C-header format. A small table holding every kind and
 // every printing variant (signed enums, 64-bit enums, bitfields, linkages,
 // tags, datasec) runs everywhere; the pahole reference files, the corpus'
 // .BTF sections and the running kernel's BTF run in the Corpus suites.
@@ -27,11 +27,14 @@ std::string write_temp(const std::string& name, const std::vector<uint8_t>& byte
   return path;
 }
 
-// Compares `btfc dump` with `bpftool btf dump file`, both run as commands.
-void expect_dump_matches_bpftool(const std::string& file, const std::string& base = "") {
+// Compares `btfc dump` with `bpftool btf dump file`, both run as commands,
+// in bpftool's raw format or (c_format) its C-header format.
+void expect_dump_matches_bpftool(const std::string& file, const std::string& base = "", bool c_format = false) {
   ASSERT_TRUE(test::tool_exists("bpftool")) << "bpftool (the oracle) is not installed";
-  test::RunResult ours = test::run_btfc("dump " + file + (base.empty() ? "" : " --base " + base));
-  test::RunResult ref = test::run("bpftool btf dump file " + file + (base.empty() ? "" : " -B " + base));
+  test::RunResult ours = test::run_btfc("dump " + file + (base.empty() ? "" : " --base " + base) +
+                                        (c_format ? " --format c" : ""));
+  test::RunResult ref = test::run("bpftool btf dump file " + file + (base.empty() ? "" : " -B " + base) +
+                                  (c_format ? " format c" : ""));
   ASSERT_EQ(ref.status, 0) << "bpftool failed on " << file << ": " << ref.err;
   ASSERT_EQ(ours.status, 0) << ours.err;
   ASSERT_GT(ref.out.size(), 0u);
@@ -119,7 +122,70 @@ TEST(BtfDump, EveryKindMatchesBpftool) {
   std::vector<uint8_t> bytes = write_raw(every_kind());
   std::string path = write_temp("every_kind.btf", bytes);
   expect_dump_matches_bpftool(path);
+  expect_dump_matches_bpftool(path, "", true);
   expect_round_trip(bytes);
+}
+
+// The C-header format on what makes it hard: definition order with pointer
+// cycles (struct A <-> struct B), anonymous nested structs and enums,
+// function pointers and arrays of them, multi-dimensional and flexible
+// arrays, qualifiers, bitfields with explicit padding, packed structs, enum
+// sizes, a top-level anonymous enum, typedef chains. Compiled twice: clang
+// writing BTF itself, and gcc's DWARF converted by pahole -J.
+const char* const kCFixture = R"(
+typedef int (*handler_t)(void *ctx, const char *name, ...);
+enum small { S_A, S_B } __attribute__((packed));
+enum big { B_A = 1, B_B = 0x100000000ULL };
+enum { ANON_X = 5, ANON_Y = -1 };
+struct inner { int a; char b; };
+struct __attribute__((packed)) packed_s { char c; int i; short s; };
+struct bits { unsigned a : 3; unsigned : 0; unsigned b : 7; long long c : 40; char d; };
+struct pad { char c; long l; char tail; };
+union u { int i; struct { short lo, hi; } parts; float f; double d[2]; };
+struct outer {
+  struct inner in;
+  struct inner *pin;
+  struct outer *self;
+  const volatile int cv;
+  int *const cp;
+  int arr[4][8];
+  const char *names[3];
+  handler_t h;
+  int (*fp_arr[2])(int);
+  void (*(*complex)(int))(long);
+  union u uu;
+  struct { int x; struct { char y; } deep; } anon;
+  enum small sm;
+  enum big bg;
+  struct bits bt;
+  struct pad pd;
+  struct packed_s ps;
+  char flex[];
+};
+struct A; struct B { struct A *a; }; struct A { struct B b; int x; };
+typedef struct outer outer_t;
+typedef outer_t *outer_p;
+outer_t g_outer;
+outer_p g_p;
+struct A g_a;
+int ax = ANON_X;
+int fn(struct outer *o, handler_t h, enum small s) { return o->cv + (int)s; }
+)";
+
+TEST(BtfDump, CFormatOfClangBtfMatchesBpftool) {
+  ASSERT_TRUE(test::tool_exists("clang-14")) << "clang-14 is a build dependency";
+  std::string obj = test::compile_c("c_fixture_clang", kCFixture, "clang-14 -target bpf -g -O2 -c");
+  expect_dump_matches_bpftool(obj, "", true);
+  expect_dump_matches_bpftool(obj);
+}
+
+TEST(BtfDump, CFormatOfPaholeBtfMatchesBpftool) {
+  ASSERT_TRUE(test::tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
+  std::string obj = test::compile_c("c_fixture_gcc", kCFixture, "gcc -g -c");
+  test::RunResult r = test::run("pahole -J " + obj);
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_dump_matches_bpftool(obj, "", true);
+  expect_dump_matches_bpftool(obj);
 }
 
 TEST(BtfDump, SplitMatchesBpftool) {
@@ -133,6 +199,7 @@ TEST(BtfDump, SplitMatchesBpftool) {
   std::string path = test::scratch_dir() + "/split.btf";
   write_raw_file(path, split);
   expect_dump_matches_bpftool(path, base_path);
+  expect_dump_matches_bpftool(path, base_path, true);
   expect_round_trip(write_raw(split), &base);
 }
 
@@ -176,6 +243,7 @@ TEST(BtfDumpCorpus, PaholeReferences) {
     SCOPED_TRACE(flavour);
     std::string vmlinux = dir + "/vmlinux." + flavour + ".btf";
     expect_dump_matches_bpftool(vmlinux);
+    expect_dump_matches_bpftool(vmlinux, "", true);
     std::vector<uint8_t> vbytes = read_bytes(vmlinux);
     expect_round_trip(vbytes);
     if (std::string(flavour) == "features-default-global_var") continue;  // no modules made with it
@@ -184,6 +252,7 @@ TEST(BtfDumpCorpus, PaholeReferences) {
       SCOPED_TRACE(mod);
       std::string file = dir + "/" + mod + "." + flavour + ".btf";
       expect_dump_matches_bpftool(file, vmlinux);
+      if (mod == "ext4") expect_dump_matches_bpftool(file, vmlinux, true);  // one is enough: 113k lines each
       expect_round_trip(read_bytes(file), &base);
     }
   }
@@ -195,6 +264,7 @@ TEST(BtfDumpCorpus, CorpusElfSections) {
   if (dir.empty()) GTEST_SKIP() << "\n*** corpus not unpacked (see ../shared/corpus/README.md): NOT TESTED ***\n";
   std::string vmlinux = dir + "/vmlinux";
   expect_dump_matches_bpftool(vmlinux);
+  expect_dump_matches_bpftool(vmlinux, "", true);
   auto velf = elf::ElfFile::open(vmlinux);
   Bytes vsec = velf->section_data(*velf->find_section(".BTF"));
   std::vector<uint8_t> vbytes(vsec.begin(), vsec.end());
@@ -204,6 +274,7 @@ TEST(BtfDumpCorpus, CorpusElfSections) {
     SCOPED_TRACE(mod);
     std::string file = dir + "/mods/" + mod + ".ko";
     expect_dump_matches_bpftool(file, vmlinux);
+    if (mod == "kvm") expect_dump_matches_bpftool(file, vmlinux, true);
     auto elf = elf::ElfFile::open(file);
     Bytes sec = elf->section_data(*elf->find_section(".BTF"));
     expect_round_trip(std::vector<uint8_t>(sec.begin(), sec.end()), &base);
@@ -214,6 +285,7 @@ TEST(BtfDumpCorpus, RunningKernel) {
   const std::string sys = "/sys/kernel/btf/vmlinux";
   if (!std::filesystem::exists(sys)) GTEST_SKIP() << "\n*** " << sys << " does not exist: NOT TESTED ***\n";
   expect_dump_matches_bpftool(sys);
+  expect_dump_matches_bpftool(sys, "", true);
   expect_round_trip(read_bytes(sys));
 }
 
