@@ -77,4 +77,28 @@ inline std::string format_counts(const KindCounts& c) {
   return s;
 }
 
+// A standalone copy of `in` holding the types `order` lists (old ids), in
+// that order; references are renumbered. Types left out must not be
+// referenced by those kept.
+inline Btf reorder(const Btf& in, const std::vector<TypeId>& order) {
+  std::vector<TypeId> pos(in.end_id(), 0);
+  for (size_t k = 0; k < order.size(); ++k) pos[order[k]] = static_cast<TypeId>(k + 1);
+  Btf out;
+  for (TypeId old : order) {
+    const uint32_t* r = in.record(old);
+    std::vector<uint32_t> rec(r, r + in.type(old).word_count());
+    visit_type_id_words(rec.data(), [&](uint32_t& id) { id = id ? pos[id] : 0; });
+    visit_str_off_words(rec.data(), [&](uint32_t& off) { off = out.add_string(in.str(off)); });
+    out.add_record(rec);
+  }
+  return out;
+}
+
+inline TypeId find_type(const Btf& b, Kind kind, std::string_view name) {
+  for (TypeId id = b.start_id(); id < b.end_id(); ++id)
+    if (b.kind(id) == kind && b.type(id).name() == name) return id;
+  ADD_FAILURE() << "no " << kind_name(kind) << " " << name;
+  return 0;
+}
+
 }  // namespace btfc::btf::testing
