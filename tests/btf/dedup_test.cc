@@ -11,6 +11,7 @@
 #include <random>
 
 #include "btf/dedup.h"
+#include "btf/diff.h"
 #include "btf/merge.h"
 #include "btf/writer.h"
 #include "btf_test_util.h"
@@ -511,6 +512,80 @@ TEST(Dedup, AppendThenDedupEqualsOneTable) {
   dedup(merged, kLibbpf11);
   dedup(together, kLibbpf11);
   EXPECT_TRUE(write_raw(merged) == write_raw(together));
+}
+
+}  // namespace
+}  // namespace btfc::btf
+
+// ---- the pahole 1.31 references ----
+namespace btfc::btf {
+namespace {
+
+std::string reference(const std::string& name) { return testing::reference_dir() + "/" + name; }
+
+// vmlinux, then for each module its own copy of vmlinux and the module
+// rebased onto that copy: one standalone table of ~927k types where the
+// ~100k vmlinux types appear nine times over, as in an encoder's merged
+// per-unit tables.
+Btf concatenated_references(const Btf& vmlinux) {
+  Btf all;
+  for (const std::string& m : testing::reference_modules()) {
+    Btf mod = read_file(reference(m + ".legacy-flags.btf"), &vmlinux);
+    TypeId first = append(all, vmlinux);
+    std::vector<TypeId> base_ids(vmlinux.end_id());
+    for (TypeId id = 1; id < vmlinux.end_id(); ++id) base_ids[id] = first + id - 1;
+    append(all, mod, base_ids);
+  }
+  return all;
+}
+
+TEST(DedupCorpus, ConcatenatedReferencesMatchLibbpf) {
+  Btf vmlinux = read_file(reference("vmlinux.legacy-flags.btf"));
+  Btf input = concatenated_references(vmlinux);
+  ASSERT_GT(input.type_count(), 9 * vmlinux.type_count());
+  Btf ours = read_raw(write_raw(input));
+  dedup(ours);
+  Btf theirs = libbpf_dedup(input);
+  EXPECT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+  std::vector<uint8_t> raw = write_raw(ours);
+  EXPECT_TRUE(raw == write_raw(theirs)) << "same counts, different bytes";
+  // Shared types collapsed: no more than vmlinux plus the modules' own.
+  size_t own = 0;
+  for (const std::string& m : testing::reference_modules())
+    own += read_file(reference(m + ".legacy-flags.btf"), &vmlinux).type_count();
+  // Not all copies collapse: libbpf leaves some 3,000 module-side
+  // duplicates here too (the bytes are the same), so only bound it below.
+  EXPECT_GE(ours.type_count(), vmlinux.type_count());
+  EXPECT_LT(ours.type_count(), vmlinux.type_count() + 2 * own);
+  DiffResult d = diff(ours, theirs);
+  EXPECT_TRUE(d.equivalent) << d.report.substr(0, 4000);
+  BTFC_EXPECT_LOADS(raw);
+}
+
+// What pahole wrote for vmlinux is already deduplicated: dedup changes
+// nothing. Module BTF is not quite a fixed point of libbpf's dedup: a
+// second run on top of vmlinux merges a few more module types into base
+// types (nf_tables' copy of struct module, kvm's gfn_to_pfn_cache); ours
+// must do exactly what libbpf does, and never add types.
+TEST(DedupCorpus, ReferencesAreFixedPoints) {
+  Btf vmlinux = read_file(reference("vmlinux.legacy-flags.btf"));
+  Btf again = read_file(reference("vmlinux.legacy-flags.btf"));
+  dedup(again);
+  EXPECT_EQ(format_counts(kind_counts(again)), format_counts(kind_counts(vmlinux)));
+  DiffResult d = diff(vmlinux, again);
+  EXPECT_TRUE(d.equivalent) << d.report.substr(0, 4000);
+  EXPECT_TRUE(write_raw(again) == write_raw(libbpf_dedup(vmlinux)));
+  testing::LibbpfBtf lbase = testing::to_libbpf(vmlinux);
+  for (const std::string& m : testing::reference_modules()) {
+    SCOPED_TRACE(m);
+    Btf mod = read_file(reference(m + ".legacy-flags.btf"), &vmlinux);
+    Btf mod_again = read_file(reference(m + ".legacy-flags.btf"), &vmlinux);
+    dedup(mod_again);
+    Btf theirs = libbpf_dedup(mod, &vmlinux, lbase.get());
+    EXPECT_EQ(format_counts(kind_counts(mod_again)), format_counts(kind_counts(theirs)));
+    EXPECT_TRUE(write_raw(mod_again) == write_raw(theirs));
+    EXPECT_LE(mod_again.type_count(), mod.type_count());
+  }
 }
 
 }  // namespace
