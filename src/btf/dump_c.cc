@@ -407,6 +407,7 @@ class CDumper {
     };
     const Pad pads[] = {{"long", ptr_size_ * 8}, {"int", 32}, {"short", 16}, {"char", 8}};
     if (cur_off >= next_off) return;
+    if (next_align <= 0) next_align = 1;  // no alignment known (libbpf would divide by zero)
     auto roundup = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
     int64_t new_off = 0;
     int pad_bits = 0;

@@ -392,7 +392,8 @@ class Validator {
           TypeId t = rec[w + 1];
           Kind mk = kind_of(skip_modifiers(t));
           std::string what = "member '" + name_text(rec[w]) + "' ";
-          if (is_not_a_type(kind_of(t)) || is_not_a_type(mk) || mk == Kind::FuncProto)
+          // By value, so it needs a size: no FWD (the kernel's "Invalid member").
+          if (is_not_a_type(kind_of(t)) || is_not_a_type(mk) || mk == Kind::FuncProto || mk == Kind::Fwd)
             bad_target(w + 1, t, what);
           uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
           uint32_t bits = kflag ? rec[w + 2] >> 24 : 0;

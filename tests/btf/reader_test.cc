@@ -223,6 +223,13 @@ TEST(BtfReader, WrongTargetKinds) {
   a.add_member("x", i, 0);
   a.add_array(i, s, 2);  // index type must be an INT
   EXPECT_EQ(error_of(write_raw(a)), ".BTF+0x50: type [3] ARRAY '(anon)': index type [2] is not an INT");
+  // A member by value needs a size: a FWD has none (found by the fuzzer:
+  // the C dump then had no alignment to work with).
+  Btf f;
+  TypeId fwd = f.add_fwd("x", false);
+  f.add_struct("s", 8);
+  f.add_member("m", fwd, 0);
+  EXPECT_EQ(error_of(write_raw(f)), ".BTF+0x34: type [2] STRUCT 's': member 'm' type [1] is a FWD");
 }
 
 TEST(BtfReader, SplitOnBase) {
