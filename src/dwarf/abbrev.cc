@@ -1,0 +1,105 @@
+// Parsing of abbreviation tables and the per-form size table the fast
+// attribute skipping relies on.
+#include "dwarf/abbrev.h"
+
+#include "dwarf/constants.h"
+
+namespace btfc::dwarf {
+
+int form_fixed_size(uint32_t form, FormSizes s) {
+  switch (form) {
+    case DW_FORM_addr: return s.address_size;
+    case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1: case DW_FORM_addrx1: return 1;
+    case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2: return 2;
+    case DW_FORM_strx3: case DW_FORM_addrx3: return 3;
+    case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4: case DW_FORM_ref_sup4: return 4;
+    case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8: return 8;
+    case DW_FORM_data16: return 16;
+    case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset: case DW_FORM_strp_sup:
+    case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt: return s.offset_size;
+    case DW_FORM_ref_addr: return s.ref_addr_size;
+    case DW_FORM_flag_present: case DW_FORM_implicit_const: return 0;
+    case DW_FORM_string: case DW_FORM_block: case DW_FORM_block1: case DW_FORM_block2: case DW_FORM_block4:
+    case DW_FORM_exprloc: case DW_FORM_sdata: case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_indirect:
+    case DW_FORM_strx: case DW_FORM_addrx: case DW_FORM_loclistx: case DW_FORM_rnglistx:
+    case DW_FORM_GNU_addr_index: case DW_FORM_GNU_str_index: return -1;
+    default: return -2;
+  }
+}
+
+AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
+  AbbrevTable t;
+  t.offset_ = r.offset();
+  t.sizes_ = sizes;
+  uint64_t max_code = 0;
+  // Attribute specs go to one vector; Abbrev::attrs is set once it stops growing.
+  std::vector<uint32_t> first_spec;
+  while (!r.empty()) {
+    uint64_t decl = r.offset();
+    uint64_t code = r.uleb128();
+    if (code == 0) break;
+    Abbrev a;
+    a.code = code;
+    a.offset = decl;
+    uint64_t tag_at = r.offset();
+    uint64_t tag = r.uleb128();
+    if (tag == 0 || tag > 0xffff)
+      r.fail_at(tag_at, "abbreviation " + std::to_string(code) + " has invalid tag " + hex(tag));
+    a.tag = static_cast<uint32_t>(tag);
+    uint8_t children = r.u8();
+    if (children > 1) r.fail_at(r.offset() - 1, "abbreviation " + std::to_string(code) + " has bad children flag " + std::to_string(children));
+    a.has_children = children == 1;
+    a.index = static_cast<uint32_t>(t.abbrevs_.size());
+    first_spec.push_back(static_cast<uint32_t>(t.specs_.size()));
+    bool all_fixed = true;
+    uint64_t fixed = 0;
+    for (;;) {
+      uint64_t name_at = r.offset();
+      uint64_t name = r.uleb128();
+      uint64_t form_at = r.offset();
+      uint64_t form = r.uleb128();
+      if (name == 0 && form == 0) break;
+      if (name == 0 || name > 0xffff) r.fail_at(name_at, "abbreviation " + std::to_string(code) + " has invalid attribute " + std::to_string(name));
+      AttrSpec s;
+      s.name = static_cast<uint32_t>(name);
+      s.form = form > 0xffff ? 0xffffffff : static_cast<uint32_t>(form);
+      int size = form_fixed_size(s.form, sizes);
+      if (size == -2) r.fail_at(form_at, "unknown form " + hex(form) + " in abbreviation " + std::to_string(code));
+      if (form == DW_FORM_implicit_const) s.implicit_const = r.sleb128();
+      s.size = size;
+      if (name == DW_AT_sibling) {
+        a.has_sibling = true;
+        if (all_fixed) a.sibling_pos = static_cast<int32_t>(fixed);
+      }
+      if (size < 0) all_fixed = false;
+      else fixed += static_cast<uint64_t>(size);
+      t.specs_.push_back(s);
+    }
+    a.num_attrs = static_cast<uint32_t>(t.specs_.size() - first_spec.back());
+    a.all_fixed = all_fixed;
+    a.fixed_size = all_fixed ? static_cast<uint32_t>(fixed) : 0;
+    if (code > max_code) max_code = code;
+    t.abbrevs_.push_back(a);
+  }
+  for (size_t i = 0; i < t.abbrevs_.size(); i++) t.abbrevs_[i].attrs = t.specs_.data() + first_spec[i];
+
+  // Dense when codes fit a vector a few times the table's size (always, in
+  // practice); otherwise only the codes that do go to the vector.
+  size_t n = t.abbrevs_.size();
+  size_t dense_limit = std::min<uint64_t>(max_code, 4 * n + 64) + 1;
+  t.dense_.assign(dense_limit, 0);
+  for (size_t i = 0; i < n; i++) {
+    const Abbrev& a = t.abbrevs_[i];
+    bool dup;
+    if (a.code < dense_limit) {
+      dup = t.dense_[a.code] != 0;
+      t.dense_[a.code] = static_cast<uint32_t>(i + 1);
+    } else {
+      dup = !t.sparse_.emplace(a.code, static_cast<uint32_t>(i)).second;
+    }
+    if (dup) r.fail_at(a.offset, "duplicate abbreviation code " + std::to_string(a.code));
+  }
+  return t;
+}
+
+}  // namespace btfc::dwarf

@@ -1,0 +1,96 @@
+// Abbreviation tables (.debug_abbrev, DWARF 5 section 7.5.3), parsed once
+// per distinct (offset, form sizes) and shared by every unit that names the
+// same table: in vmlinux many units share one.
+//
+// Everything the DIE cursor needs per abbreviation is computed here, once:
+// the byte size of each attribute whose form has a fixed size in units of
+// these address/offset sizes, the total when every attribute is fixed (a
+// DIE is then skipped in one step, as gimli does), and where DW_AT_sibling
+// sits. Codes are looked up in O(1) through a vector indexed by code when the
+// codes are dense (they are 1..n in every producer we know), with a hash map
+// as the fallback for sparse codes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "base/reader.h"
+
+namespace btfc::dwarf {
+
+// The unit parameters that decide how many bytes a form takes.
+struct FormSizes {
+  uint8_t address_size = 8;
+  uint8_t offset_size = 4;    // 4 for 32-bit DWARF, 8 for 64-bit DWARF
+  uint8_t ref_addr_size = 4;  // address size in DWARF 2, offset size after
+  auto operator<=>(const FormSizes&) const = default;
+};
+
+// Byte size of `form` in a DIE, or -1 if it varies (LEB128, strings,
+// blocks, DW_FORM_indirect), or -2 if btfc does not know the form.
+int form_fixed_size(uint32_t form, FormSizes sizes);
+
+struct AttrSpec {
+  uint32_t name = 0;            // DW_AT_*
+  uint32_t form = 0;            // DW_FORM_*
+  int32_t size = 0;             // form_fixed_size(), -1 when variable
+  int64_t implicit_const = 0;   // the value of DW_FORM_implicit_const
+};
+
+struct Abbrev {
+  uint64_t code = 0;
+  uint32_t tag = 0;
+  bool has_children = false;
+  bool all_fixed = false;       // every attribute has a fixed size...
+  uint32_t fixed_size = 0;      // ...and together they take this many bytes
+  int32_t sibling_pos = -1;     // byte offset of DW_AT_sibling's value when all attributes before it are fixed
+  bool has_sibling = false;     // DW_AT_sibling present (sibling_pos may still be -1)
+  uint32_t index = 0;           // position in the table: 0..size()-1, for per-abbreviation counters
+  uint64_t offset = 0;          // of the declaration in .debug_abbrev, for messages
+  const AttrSpec* attrs = nullptr;
+  uint32_t num_attrs = 0;
+
+  std::span<const AttrSpec> specs() const { return {attrs, num_attrs}; }
+};
+
+class AbbrevTable {
+ public:
+  // Parses the table starting at r's cursor (a reader over .debug_abbrev
+  // seeked to the unit's abbreviation offset), up to its 0 terminator or the
+  // end of the section. Unknown forms and duplicate codes are errors.
+  static AbbrevTable parse(Reader r, FormSizes sizes);
+
+  AbbrevTable() = default;
+  AbbrevTable(AbbrevTable&&) noexcept = default;
+  AbbrevTable& operator=(AbbrevTable&&) noexcept = default;
+  AbbrevTable(const AbbrevTable&) = delete;
+  AbbrevTable& operator=(const AbbrevTable&) = delete;
+
+  // The abbreviation with this code, or nullptr.
+  const Abbrev* find(uint64_t code) const {
+    if (code < dense_.size()) {
+      uint32_t i = dense_[code];
+      return i ? &abbrevs_[i - 1] : nullptr;
+    }
+    if (sparse_.empty()) return nullptr;
+    auto it = sparse_.find(code);
+    return it == sparse_.end() ? nullptr : &abbrevs_[it->second];
+  }
+
+  const std::vector<Abbrev>& abbrevs() const { return abbrevs_; }
+  size_t size() const { return abbrevs_.size(); }
+  uint64_t offset() const { return offset_; }
+  FormSizes sizes() const { return sizes_; }
+
+ private:
+  uint64_t offset_ = 0;
+  FormSizes sizes_;
+  std::vector<Abbrev> abbrevs_;
+  std::vector<AttrSpec> specs_;
+  std::vector<uint32_t> dense_;                     // code -> index + 1 (0: no such code)
+  std::unordered_map<uint64_t, uint32_t> sparse_;   // code -> index, for codes past dense_
+};
+
+}  // namespace btfc::dwarf

@@ -1,0 +1,128 @@
+// The encoder's view of a DIE: the attributes pahole's rules read, collected
+// in one pass, and the two tiny location-expression evaluators they need
+// (member offsets in DWARF 2/3 style, addresses of variables).
+#include "dwarf/dwarf_file.h"
+
+namespace btfc::dwarf {
+
+Attrs DwarfFile::attrs(const Die& die) const {
+  Attrs out;
+  if (!die.abbrev) return out;
+  Attr a;
+  std::optional<uint64_t> high_pc_offset;
+  auto constant = [&](std::optional<uint64_t>& field) {
+    if (a.value.is_constant()) field = a.value.u;
+  };
+  auto signed_constant = [&](std::optional<int64_t>& field) {
+    if (a.value.is_constant()) field = a.value.s();
+    else if (a.value.kind == Value::kRef) out.has_upper_bound_ref = true;
+  };
+  auto ref = [&](std::optional<uint64_t>& field) {
+    if (a.value.kind == Value::kRef) field = a.value.u;
+  };
+  auto flag = [&](bool& field) { field = a.value.kind == Value::kFlag && a.value.u; };
+  for (AttrIter it(*this, die); it.next(a);) {
+    switch (a.name) {
+      case DW_AT_name:
+        if (a.value.kind == Value::kString) out.name = a.value.str();
+        break;
+      case DW_AT_linkage_name:
+      case DW_AT_MIPS_linkage_name:
+        if (a.value.kind == Value::kString) out.linkage_name = a.value.str();
+        break;
+      case DW_AT_type: ref(out.type); break;
+      case DW_AT_byte_size: constant(out.byte_size); break;
+      case DW_AT_bit_size: constant(out.bit_size); break;
+      case DW_AT_data_bit_offset: constant(out.data_bit_offset); break;
+      case DW_AT_bit_offset: constant(out.bit_offset); break;
+      case DW_AT_data_member_location:
+        if (a.value.is_constant()) {
+          out.member_location = a.value.u;
+        } else if (a.value.kind == Value::kBlock) {
+          out.member_location = expr_constant(a.value.block());
+          if (!out.member_location) out.member_location_expr = a.value.block();
+        }
+        break;
+      case DW_AT_lower_bound: signed_constant(out.lower_bound); break;
+      case DW_AT_upper_bound: signed_constant(out.upper_bound); break;
+      case DW_AT_count: signed_constant(out.count); break;
+      case DW_AT_encoding: constant(out.encoding); break;
+      case DW_AT_alignment: constant(out.alignment); break;
+      case DW_AT_inline: constant(out.inline_); break;
+      case DW_AT_calling_convention: constant(out.calling_convention); break;
+      case DW_AT_accessibility: constant(out.accessibility); break;
+      case DW_AT_decl_file: constant(out.decl_file); break;
+      case DW_AT_decl_line: constant(out.decl_line); break;
+      case DW_AT_low_pc:
+        if (a.value.kind == Value::kAddress) out.low_pc = a.value.u;
+        break;
+      case DW_AT_high_pc:
+        if (a.value.kind == Value::kAddress) out.high_pc = a.value.u;
+        else if (a.value.is_constant()) high_pc_offset = a.value.u;
+        break;
+      case DW_AT_abstract_origin: ref(out.abstract_origin); break;
+      case DW_AT_specification: ref(out.specification); break;
+      case DW_AT_const_value:
+        out.const_value = a.value;
+        out.const_value_form = a.form;
+        break;
+      case DW_AT_location:
+        if (a.value.kind == Value::kBlock) out.location = a.value.block();
+        break;
+      case DW_AT_declaration: flag(out.declaration); break;
+      case DW_AT_external: flag(out.external); break;
+      case DW_AT_prototyped: flag(out.prototyped); break;
+      case DW_AT_artificial: flag(out.artificial); break;
+      default: break;
+    }
+  }
+  if (high_pc_offset && out.low_pc) out.high_pc = *out.low_pc + *high_pc_offset;
+  return out;
+}
+
+Value DwarfFile::attr(const Die& die, uint32_t name) const {
+  if (!die.abbrev) return {};
+  Attr a;
+  for (AttrIter it(*this, die); it.next(a);)
+    if (a.name == name) return a.value;
+  return {};
+}
+
+std::optional<uint64_t> DwarfFile::expr_address(const Unit& unit, Bytes expr) const {
+  Reader r(expr, "location expression", unit.sections->big_endian);
+  if (r.empty()) return std::nullopt;
+  uint8_t op = r.u8();
+  std::optional<uint64_t> addr;
+  if (op == DW_OP_addr) {
+    if (r.remaining() < unit.address_size) return std::nullopt;
+    addr = r.uint(unit.address_size);
+  } else if (op == DW_OP_addrx || op == DW_OP_GNU_addr_index) {
+    uint64_t index = r.uleb128();
+    if (unit.sections->split) return std::nullopt;
+    addr = address_at(unit, index, unit.die_offset);
+  }
+  if (!r.empty()) return std::nullopt;  // more than a bare address (TLS, pieces, arithmetic)
+  return addr;
+}
+
+std::optional<uint64_t> DwarfFile::expr_constant(Bytes expr) const {
+  Reader r(expr, "location expression", main_.big_endian);
+  if (r.empty()) return std::nullopt;
+  uint64_t v;
+  switch (r.u8()) {
+    case DW_OP_plus_uconst:
+    case DW_OP_constu:
+      if (!r.remaining()) return std::nullopt;
+      v = r.uleb128();
+      break;
+    case DW_OP_const1u: if (r.remaining() < 1) return std::nullopt; v = r.u8(); break;
+    case DW_OP_const2u: if (r.remaining() < 2) return std::nullopt; v = r.u16(); break;
+    case DW_OP_const4u: if (r.remaining() < 4) return std::nullopt; v = r.u32(); break;
+    case DW_OP_const8u: if (r.remaining() < 8) return std::nullopt; v = r.u64(); break;
+    default: return std::nullopt;
+  }
+  if (!r.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace btfc::dwarf

@@ -1,0 +1,560 @@
+// DwarfFile: finding the sections, reading unit headers (DWARF 2-5, 32- and
+// 64-bit), sharing abbreviation tables, reading each root DIE for the bases
+// that strx/addrx need, loading the dwz alternate file, and random access to
+// DIEs by global offset.
+//
+// Unit headers are read sequentially (a few thousand jumps by unit length);
+// abbreviation tables are parsed in parallel, one work item per distinct
+// table, so a corrupt table gives the same message whatever -j is.
+#include "dwarf/dwarf_file.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "base/parallel.h"
+
+namespace btfc::dwarf {
+
+namespace {
+
+const elf::Section* find_any(const elf::ElfFile& elf, std::initializer_list<std::string_view> names) {
+  for (std::string_view n : names)
+    if (const elf::Section* s = elf.find_section(n)) return s;
+  return nullptr;
+}
+
+}  // namespace
+
+DwarfFile::DwarfFile(const elf::ElfFile& elf) : DwarfFile(elf, Options()) {}
+
+DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path()) {
+  try {
+    read_sections(elf, main_);
+    read_units(main_, false, units_);
+    load_alt(elf, options);
+    read_abbrevs(units_, main_);
+    for (const Unit& u : units_)
+      if (u.is_type_unit()) signatures_.emplace_back(u.type_signature, &u);
+    std::sort(signatures_.begin(), signatures_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const Unit& u : units_) by_offset_.push_back(&u);
+    for (const Unit& u : alt_units_) by_offset_.push_back(&u);
+    for (Unit& u : units_) read_root(u);
+  } catch (Error& e) {
+    throw e.with_file(path_);
+  }
+}
+
+DwarfFile::~DwarfFile() = default;
+
+void DwarfFile::read_sections(const elf::ElfFile& elf, Sections& s) {
+  s.file = elf.path();
+  s.big_endian = elf.big_endian();
+  bool dwo = !find_any(elf, {".debug_info", ".zdebug_info"}) && elf.find_section(".debug_info.dwo");
+  s.split = dwo;
+  auto names = [&](std::string_view name) {
+    std::string z = ".z" + std::string(name.substr(1));
+    std::string d = std::string(name) + ".dwo";
+    return dwo ? std::vector<std::string>{d} : std::vector<std::string>{std::string(name), z};
+  };
+  auto get = [&](Bytes& out, std::string_view name) {
+    for (const std::string& n : names(name))
+      if (const elf::Section* sec = elf.find_section(n)) {
+        out = elf.section_data(*sec);
+        return;
+      }
+  };
+  // Every section of that name, in section header order.
+  auto get_all = [&](std::vector<Bytes>& out, std::string_view name) {
+    std::vector<std::string> ns = names(name);
+    for (const elf::Section& sec : elf.sections())
+      if (std::find(ns.begin(), ns.end(), sec.name) != ns.end()) out.push_back(elf.section_data(sec));
+  };
+  get_all(s.info, ".debug_info");
+  get_all(s.types, ".debug_types");
+  get(s.abbrev, ".debug_abbrev");
+  get(s.str, ".debug_str");
+  get(s.line_str, ".debug_line_str");
+  get(s.str_offsets, ".debug_str_offsets");
+  get(s.addr, ".debug_addr");
+}
+
+void DwarfFile::read_units(Sections& s, bool is_alt, std::vector<Unit>& out) {
+  s.info_base = global_size_;
+  for (int types = 0; types < 2; types++)
+  for (Bytes bytes : types ? s.types : s.info) {
+    std::string_view name = types ? s.types_name : s.info_name;
+    uint64_t base = global_size_;
+    global_size_ += bytes.size();
+    Reader whole(bytes, name, s.big_endian);
+    Reader r = whole;
+    while (!r.empty()) {
+      Unit u;
+      u.sections = &s;
+      u.in_types = types;
+      u.is_alt = is_alt;
+      u.global_base = base;
+      u.section_size = bytes.size();
+      u.offset = r.offset();
+      uint64_t len = r.u32();
+      u.offset_size = 4;
+      if (len == 0xffffffff) {
+        len = r.u64();
+        u.offset_size = 8;
+      } else if (len >= 0xfffffff0) {
+        r.fail_at(u.offset, "reserved unit length " + hex(len));
+      }
+      if (len > r.remaining())
+        r.fail_at(u.offset, "unit length " + hex(len) + " runs past the end of the section (" + hex(r.remaining()) +
+                                " bytes left)");
+      Reader h = r.split(len);
+      u.end = r.offset();
+      u.reader = whole.sub(u.offset, u.end - u.offset);
+      uint64_t version_at = h.offset();
+      u.version = h.u16();
+      if (u.version < 2 || u.version > 5 || (types && u.version > 4))
+        h.fail_at(version_at, "unsupported DWARF version " + std::to_string(u.version));
+      uint64_t abbrev_at;
+      if (u.version >= 5) {
+        u.unit_type = h.u8();
+        u.address_size = h.u8();
+        abbrev_at = h.offset();
+        u.abbrev_offset = h.uint(u.offset_size);
+        switch (u.unit_type) {
+          case DW_UT_compile:
+          case DW_UT_partial: break;
+          case DW_UT_type:
+          case DW_UT_split_type:
+            u.type_signature = h.u64();
+            u.type_offset = h.uint(u.offset_size);
+            break;
+          case DW_UT_skeleton:
+          case DW_UT_split_compile: u.dwo_id = h.u64(); break;
+          default: h.fail_at(version_at + 2, "unknown unit type " + hex(u.unit_type));
+        }
+      } else {
+        abbrev_at = h.offset();
+        u.abbrev_offset = h.uint(u.offset_size);
+        u.address_size = h.u8();
+        u.unit_type = types ? DW_UT_type : DW_UT_compile;
+        if (types) {
+          u.type_signature = h.u64();
+          u.type_offset = h.uint(u.offset_size);
+        }
+      }
+      if (u.address_size != 1 && u.address_size != 2 && u.address_size != 4 && u.address_size != 8)
+        h.fail_at(u.version >= 5 ? version_at + 3 : abbrev_at + u.offset_size,
+                  "unsupported address size " + std::to_string(u.address_size));
+      if (u.abbrev_offset >= s.abbrev.size())
+        h.fail_at(abbrev_at, "abbreviation offset " + hex(u.abbrev_offset) + " is past the end of " +
+                                 std::string(s.abbrev_name) + " (size " + hex(s.abbrev.size()) + ")");
+      u.die_offset = h.offset();
+      if (u.is_type_unit() && (u.type_offset < u.die_offset - u.offset || u.type_offset >= u.end - u.offset))
+        h.fail_at(u.die_offset - u.offset_size, "type offset " + hex(u.type_offset) + " is outside the unit");
+      if (s.split && u.version >= 5) u.str_offsets_base = u.offset_size == 8 ? 16 : 8;
+      out.push_back(u);
+    }
+  }
+}
+
+void DwarfFile::read_abbrevs(std::vector<Unit>& units, const Sections& s) {
+  using Key = std::tuple<const Sections*, uint64_t, FormSizes>;
+  std::vector<Key> keys;
+  auto key_of = [&](const Unit& u) {
+    FormSizes f{u.address_size, u.offset_size, u.version <= 2 ? u.address_size : u.offset_size};
+    return Key{u.sections, u.abbrev_offset, f};
+  };
+  for (const Unit& u : units) {
+    auto [it, fresh] = abbrev_tables_.try_emplace(key_of(u));
+    if (fresh) keys.push_back(it->first);
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<AbbrevTable> parsed(keys.size());
+  parallel_for(keys.size(), [&](size_t i) {
+    auto [sections, offset, sizes] = keys[i];
+    Reader r(sections->abbrev, sections->abbrev_name, sections->big_endian);
+    r.seek(offset);
+    parsed[i] = AbbrevTable::parse(r, sizes);
+  });
+  for (size_t i = 0; i < keys.size(); i++)
+    abbrev_tables_[keys[i]] = std::make_unique<AbbrevTable>(std::move(parsed[i]));
+  for (Unit& u : units) u.abbrevs = abbrev_tables_[key_of(u)].get();
+}
+
+void DwarfFile::read_root(Unit& u) {
+  if (u.die_offset == u.end) return;
+  Reader r = u.reader;
+  r.seek(u.die_offset - u.offset);
+  uint64_t code = r.uleb128();
+  if (code == 0) return;
+  const Abbrev* a = u.abbrevs->find(code);
+  if (!a) r.fail_at(u.die_offset, "abbreviation code " + std::to_string(code) + " does not exist");
+  u.root_tag = a->tag;
+  if (u.version < 5 && a->tag == DW_TAG_partial_unit) u.unit_type = DW_UT_partial;
+  // First pass: the bases, which strx and addrx values of the root itself
+  // may need; they are sec_offset (or data in pre-standard producers).
+  FormSizes sizes = u.abbrevs->sizes();
+  for (const AttrSpec& s : a->specs()) {
+    bool base = s.name == DW_AT_str_offsets_base || s.name == DW_AT_addr_base || s.name == DW_AT_GNU_addr_base;
+    if (base && (s.form == DW_FORM_sec_offset || s.form == DW_FORM_data4 || s.form == DW_FORM_data8)) {
+      uint64_t v = r.uint(static_cast<unsigned>(s.size));
+      (s.name == DW_AT_str_offsets_base ? u.str_offsets_base : u.addr_base) = v;
+    } else {
+      skip_value(r, s, sizes);
+    }
+  }
+  Die root = die_in(u, u.die_offset);
+  Attr at;
+  for (AttrIter it(*this, root); it.next(at);) {
+    if (at.name == DW_AT_language && at.value.is_constant()) u.language = static_cast<uint16_t>(at.value.u);
+    if (at.name == DW_AT_name && at.value.kind == Value::kString) u.name = at.value.str();
+    if (at.name == DW_AT_producer && at.value.kind == Value::kString) u.producer = at.value.str();
+  }
+}
+
+void DwarfFile::load_alt(const elf::ElfFile& elf, const Options& options) {
+  // .gnu_debugaltlink: file name, NUL, build-id. .debug_sup (DWARF 5):
+  // version, is_supplementary, file name, checksum.
+  std::string_view name;
+  Bytes build_id;
+  if (const elf::Section* s = elf.find_section(".gnu_debugaltlink")) {
+    Reader r(elf.section_data(*s), ".gnu_debugaltlink", elf.big_endian());
+    name = r.cstr();
+    build_id = r.take(r.remaining());
+  } else if (const elf::Section* s = elf.find_section(".debug_sup")) {
+    Reader r(elf.section_data(*s), ".debug_sup", elf.big_endian());
+    r.u16();
+    if (r.u8() != 0) return;  // this file is itself the supplementary file
+    name = r.cstr();
+  } else {
+    return;
+  }
+  namespace fs = std::filesystem;
+  std::vector<std::string> candidates;
+  fs::path p(name);
+  if (p.is_absolute()) candidates.push_back(p.string());
+  else candidates.push_back((fs::path(path_).parent_path() / p).string());
+  candidates.push_back((fs::path(options.debug_dir) / ".dwz" / p.filename()).string());
+  if (build_id.size() >= 2) {
+    static const char* digits = "0123456789abcdef";
+    std::string hexid;
+    for (uint8_t b : build_id) hexid += {digits[b >> 4], digits[b & 15]};
+    candidates.push_back(options.debug_dir + "/.build-id/" + hexid.substr(0, 2) + "/" + hexid.substr(2) + ".debug");
+  }
+  std::error_code ec;
+  for (const std::string& c : candidates) {
+    if (!fs::is_regular_file(c, ec)) continue;
+    alt_elf_ = elf::ElfFile::open(c);
+    alt_path_ = c;
+    break;
+  }
+  if (!alt_elf_)
+    throw Error(".gnu_debugaltlink", 0, "cannot find the alternate file '" + std::string(name) + "' (looked at " +
+                                            candidates.front() + " and in " + options.debug_dir + ")");
+  try {
+    read_sections(*alt_elf_, alt_);
+  } catch (Error& e) {
+    throw e.with_file(alt_path_);
+  }
+  // Messages about the alternate file's bytes name it in the section.
+  alt_section_names_.reserve(7);
+  auto rename = [&](std::string_view& n) {
+    alt_section_names_.push_back(alt_path_ + ":" + std::string(n));
+    n = alt_section_names_.back();
+  };
+  rename(alt_.info_name);
+  rename(alt_.types_name);
+  rename(alt_.abbrev_name);
+  rename(alt_.str_name);
+  rename(alt_.line_str_name);
+  rename(alt_.str_offsets_name);
+  rename(alt_.addr_name);
+  alt_.types.clear();
+  if (alt_.info.size() > 1) alt_.info.resize(1);
+  has_alt_ = true;
+  read_units(alt_, true, alt_units_);
+  read_abbrevs(alt_units_, alt_);
+  for (Unit& u : alt_units_) read_root(u);
+}
+
+const Unit& DwarfFile::unit_at(uint64_t offset) const {
+  auto it = std::upper_bound(by_offset_.begin(), by_offset_.end(), offset,
+                             [](uint64_t o, const Unit* u) { return o < u->global_offset(); });
+  if (it == by_offset_.begin() || offset >= (*(it - 1))->global_end()) {
+    throw Error(std::string(main_.info_name), offset, "DIE offset " + hex(offset) + " is outside every unit");
+  }
+  return **(it - 1);
+}
+
+Die DwarfFile::die_at(uint64_t offset) const {
+  const Unit& u = unit_at(offset);
+  return die_in(u, offset - u.global_base);
+}
+
+Die DwarfFile::die_in(const Unit& u, uint64_t so) const {
+  if (so < u.die_offset) u.reader.fail_at(so, "reference to " + hex(so) + " points into the unit header");
+  Reader r = u.reader;
+  r.seek(so - u.offset);
+  uint64_t code = r.uleb128();
+  if (code == 0) r.fail_at(so, "reference to " + hex(so) + " points at a null entry");
+  const Abbrev* a = u.abbrevs->find(code);
+  if (!a) r.fail_at(so, "abbreviation code " + std::to_string(code) + " does not exist");
+  Die d;
+  d.offset = u.global_base + so;
+  d.tag = a->tag;
+  d.has_children = a->has_children;
+  d.abbrev = a;
+  d.unit = &u;
+  d.attr_pos = r.pos();
+  if (a->has_sibling) d.sibling = read_sibling(r, u, *a) + u.global_base;
+  return d;
+}
+
+Die DwarfFile::root(const Unit& u) const {
+  if (u.die_offset == u.end) return Die{.unit = &u};
+  Reader r = u.reader;
+  r.seek(u.die_offset - u.offset);
+  if (r.uleb128() == 0) return Die{.unit = &u};
+  return die_in(u, u.die_offset);
+}
+
+const Unit* DwarfFile::type_unit(uint64_t signature) const {
+  auto it = std::lower_bound(signatures_.begin(), signatures_.end(), signature,
+                             [](const auto& p, uint64_t s) { return p.first < s; });
+  return it != signatures_.end() && it->first == signature ? it->second : nullptr;
+}
+
+uint64_t DwarfFile::read_sibling(Reader r, const Unit& u, const Abbrev& a) {
+  FormSizes sizes = u.abbrevs->sizes();
+  const AttrSpec* spec = nullptr;
+  if (a.sibling_pos >= 0) {
+    r.skip(static_cast<uint64_t>(a.sibling_pos));
+    for (const AttrSpec& s : a.specs())
+      if (s.name == DW_AT_sibling) {
+        spec = &s;
+        break;
+      }
+  } else {
+    for (const AttrSpec& s : a.specs()) {
+      if (s.name == DW_AT_sibling) {
+        spec = &s;
+        break;
+      }
+      skip_value(r, s, sizes);
+    }
+  }
+  uint64_t at = r.offset();
+  switch (spec->form) {
+    case DW_FORM_ref1: return u.offset + r.u8();
+    case DW_FORM_ref2: return u.offset + r.u16();
+    case DW_FORM_ref4: return u.offset + r.u32();
+    case DW_FORM_ref8: return u.offset + r.u64();
+    case DW_FORM_ref_udata: return u.offset + r.uleb128();
+    case DW_FORM_ref_addr: return r.uint(sizes.ref_addr_size);
+    default: r.fail_at(at, "DW_AT_sibling has form " + form_name(spec->form) + ", not a reference within the unit");
+  }
+}
+
+std::string_view DwarfFile::string_at(const Sections& s, Bytes section, std::string_view name, uint64_t offset,
+                                      const Reader& at, uint64_t where) const {
+  if (offset >= section.size())
+    at.fail_at(where, "string offset " + hex(offset) + " is past the end of " + std::string(name) + " (size " +
+                          hex(section.size()) + ")");
+  const void* nul = std::memchr(section.data() + offset, 0, section.size() - offset);
+  if (!nul) throw Error(std::string(name), offset, "string is not NUL-terminated");
+  return {reinterpret_cast<const char*>(section.data() + offset),
+          static_cast<size_t>(static_cast<const uint8_t*>(nul) - (section.data() + offset))};
+}
+
+uint64_t DwarfFile::address_at(const Unit& u, uint64_t index, uint64_t where) const {
+  const Sections& s = *u.sections;
+  uint64_t size = s.addr.size();
+  if (index > size / u.address_size || u.addr_base > size - index * u.address_size ||
+      size - index * u.address_size - u.addr_base < u.address_size)
+    u.reader.fail_at(where, "address index " + std::to_string(index) + " is past the end of " +
+                                std::string(s.addr_name) + " (base " + hex(u.addr_base) + ", size " + hex(size) + ")");
+  Reader r(s.addr, s.addr_name, s.big_endian);
+  r.seek(u.addr_base + index * u.address_size);
+  return r.uint(u.address_size);
+}
+
+void DwarfFile::skip_value(Reader& r, const AttrSpec& spec, FormSizes sizes) {
+  if (spec.size >= 0) {
+    r.skip(static_cast<uint64_t>(spec.size));
+    return;
+  }
+  switch (spec.form) {
+    case DW_FORM_string: r.cstr(); return;
+    case DW_FORM_block1: r.skip(r.u8()); return;
+    case DW_FORM_block2: r.skip(r.u16()); return;
+    case DW_FORM_block4: r.skip(r.u32()); return;
+    case DW_FORM_block:
+    case DW_FORM_exprloc: r.skip(r.uleb128()); return;
+    case DW_FORM_sdata: r.sleb128(); return;
+    case DW_FORM_indirect: {
+      uint64_t at = r.offset();
+      uint64_t form = r.uleb128();
+      if (form == DW_FORM_indirect || form == DW_FORM_implicit_const || form > 0xffff)
+        r.fail_at(at, "DW_FORM_indirect names form " + hex(form));
+      AttrSpec inner{spec.name, static_cast<uint32_t>(form), form_fixed_size(static_cast<uint32_t>(form), sizes), 0};
+      if (inner.size == -2) r.fail_at(at, "unknown form " + hex(form));
+      skip_value(r, inner, sizes);
+      return;
+    }
+    default: r.uleb128(); return;  // udata, ref_udata, strx, addrx, loclistx, rnglistx, GNU_*_index
+  }
+}
+
+void DwarfFile::read_value(Reader& r, const Unit& u, uint32_t form, int64_t implicit_const, Value& v) const {
+  const Sections& s = *u.sections;
+  uint64_t at = r.offset();
+  auto ref_in_unit = [&](uint64_t off) {
+    if (off >= u.end - u.offset)
+      r.fail_at(at, "reference " + hex(off) + " is outside its unit (length " + hex(u.end - u.offset) + ")");
+    v.kind = Value::kRef;
+    v.u = u.global_base + u.offset + off;
+  };
+  auto strx = [&](uint64_t index) {
+    uint64_t os = u.offset_size, size = s.str_offsets.size();
+    if (index > size / os || u.str_offsets_base > size - index * os || size - index * os - u.str_offsets_base < os)
+      r.fail_at(at, "string index " + std::to_string(index) + " is past the end of " +
+                        std::string(s.str_offsets_name) + " (base " + hex(u.str_offsets_base) + ", size " + hex(size) +
+                        ")");
+    Reader o(s.str_offsets, s.str_offsets_name, s.big_endian);
+    o.seek(u.str_offsets_base + index * os);
+    std::string_view str = string_at(s, s.str, s.str_name, o.uint(static_cast<unsigned>(os)), r, at);
+    v.kind = Value::kString;
+    v.ptr = reinterpret_cast<const uint8_t*>(str.data());
+    v.len = str.size();
+  };
+  auto string = [&](std::string_view str) {
+    v.kind = Value::kString;
+    v.ptr = reinterpret_cast<const uint8_t*>(str.data());
+    v.len = str.size();
+  };
+  auto block = [&](uint64_t n) {
+    Bytes b = r.take(n);
+    v.kind = Value::kBlock;
+    v.ptr = b.data();
+    v.len = b.size();
+  };
+  auto addrx = [&](uint64_t index) {
+    if (s.split) {
+      v.kind = Value::kAddrIndex;
+      v.u = index;
+    } else {
+      v.kind = Value::kAddress;
+      v.u = address_at(u, index, at);
+    }
+  };
+  auto need_alt = [&](const char* what) {
+    if (!has_alt_) r.fail_at(at, std::string(what) + " but there is no alternate file (.gnu_debugaltlink)");
+  };
+  switch (form) {
+    case DW_FORM_addr: v.kind = Value::kAddress; v.u = r.uint(u.address_size); return;
+    case DW_FORM_data1: v.kind = Value::kUnsigned; v.u = r.u8(); return;
+    case DW_FORM_data2: v.kind = Value::kUnsigned; v.u = r.u16(); return;
+    case DW_FORM_data4: v.kind = Value::kUnsigned; v.u = r.u32(); return;
+    case DW_FORM_data8: v.kind = Value::kUnsigned; v.u = r.u64(); return;
+    case DW_FORM_data16: block(16); return;
+    case DW_FORM_udata: v.kind = Value::kUnsigned; v.u = r.uleb128(); return;
+    case DW_FORM_sdata: v.kind = Value::kSigned; v.u = static_cast<uint64_t>(r.sleb128()); return;
+    case DW_FORM_implicit_const: v.kind = Value::kSigned; v.u = static_cast<uint64_t>(implicit_const); return;
+    case DW_FORM_flag: v.kind = Value::kFlag; v.u = r.u8() != 0; return;
+    case DW_FORM_flag_present: v.kind = Value::kFlag; v.u = 1; return;
+    case DW_FORM_string: string(r.cstr()); return;
+    case DW_FORM_strp: string(string_at(s, s.str, s.str_name, r.uint(u.offset_size), r, at)); return;
+    case DW_FORM_line_strp: string(string_at(s, s.line_str, s.line_str_name, r.uint(u.offset_size), r, at)); return;
+    case DW_FORM_strp_sup:
+    case DW_FORM_GNU_strp_alt: {
+      uint64_t off = r.uint(u.offset_size);
+      need_alt("DW_FORM_GNU_strp_alt");
+      string(string_at(alt_, alt_.str, alt_.str_name, off, r, at));
+      return;
+    }
+    case DW_FORM_strx:
+    case DW_FORM_GNU_str_index: strx(r.uleb128()); return;
+    case DW_FORM_strx1: strx(r.u8()); return;
+    case DW_FORM_strx2: strx(r.u16()); return;
+    case DW_FORM_strx3: strx(r.uint(3)); return;
+    case DW_FORM_strx4: strx(r.u32()); return;
+    case DW_FORM_addrx:
+    case DW_FORM_GNU_addr_index: addrx(r.uleb128()); return;
+    case DW_FORM_addrx1: addrx(r.u8()); return;
+    case DW_FORM_addrx2: addrx(r.u16()); return;
+    case DW_FORM_addrx3: addrx(r.uint(3)); return;
+    case DW_FORM_addrx4: addrx(r.u32()); return;
+    case DW_FORM_block1: block(r.u8()); return;
+    case DW_FORM_block2: block(r.u16()); return;
+    case DW_FORM_block4: block(r.u32()); return;
+    case DW_FORM_block:
+    case DW_FORM_exprloc: block(r.uleb128()); return;
+    case DW_FORM_ref1: ref_in_unit(r.u8()); return;
+    case DW_FORM_ref2: ref_in_unit(r.u16()); return;
+    case DW_FORM_ref4: ref_in_unit(r.u32()); return;
+    case DW_FORM_ref8: ref_in_unit(r.u64()); return;
+    case DW_FORM_ref_udata: ref_in_unit(r.uleb128()); return;
+    case DW_FORM_ref_addr: {
+      uint64_t off = r.uint(u.version <= 2 ? u.address_size : u.offset_size);
+      // Within this unit's section: in a relocatable file each COMDAT
+      // .debug_info is its own space.
+      if (off >= u.section_size)
+        r.fail_at(at, "DW_FORM_ref_addr " + hex(off) + " is past the end of " + std::string(u.section_name()));
+      v.kind = Value::kRef;
+      v.u = u.global_base + off;
+      return;
+    }
+    case DW_FORM_ref_sup4:
+    case DW_FORM_ref_sup8:
+    case DW_FORM_GNU_ref_alt: {
+      uint64_t off = form == DW_FORM_ref_sup4 ? r.u32() : form == DW_FORM_ref_sup8 ? r.u64() : r.uint(u.offset_size);
+      need_alt("DW_FORM_GNU_ref_alt");
+      if (alt_.info.empty() || off >= alt_.info[0].size())
+        r.fail_at(at, form_name(form) + " " + hex(off) + " is past the end of " + std::string(alt_.info_name));
+      v.kind = Value::kRef;
+      v.u = alt_.info_base + off;
+      return;
+    }
+    case DW_FORM_ref_sig8: {
+      uint64_t sig = r.u64();
+      if (const Unit* tu = type_unit(sig)) {
+        v.kind = Value::kRef;
+        v.u = tu->type_die();
+      } else {
+        v.kind = Value::kSignature;
+        v.u = sig;
+      }
+      return;
+    }
+    case DW_FORM_sec_offset: v.kind = Value::kSecOffset; v.u = r.uint(u.offset_size); return;
+    case DW_FORM_loclistx:
+    case DW_FORM_rnglistx: v.kind = Value::kSecOffset; v.u = r.uleb128(); return;
+    default: r.fail_at(at, "unknown form " + hex(form));
+  }
+}
+
+AttrIter::AttrIter(const DwarfFile& file, const Die& die)
+    : file_(&file), unit_(die.unit), spec_(die.abbrev ? die.abbrev->attrs : nullptr),
+      spec_end_(die.abbrev ? die.abbrev->attrs + die.abbrev->num_attrs : nullptr), r_(die.unit->reader) {
+  if (die.abbrev) r_.seek(die.attr_pos);
+}
+
+bool AttrIter::next(Attr& a) {
+  if (spec_ == spec_end_) return false;
+  const AttrSpec& s = *spec_++;
+  a.name = s.name;
+  a.form = s.form;
+  a.offset = r_.offset();
+  a.value = Value{};
+  if (s.form == DW_FORM_indirect) {
+    uint64_t form = r_.uleb128();
+    if (form == DW_FORM_indirect || form == DW_FORM_implicit_const || form > 0xffff)
+      r_.fail_at(a.offset, "DW_FORM_indirect names form " + hex(form));
+    a.form = static_cast<uint32_t>(form);
+  }
+  file_->read_value(r_, *unit_, a.form, s.implicit_const, a.value);
+  return true;
+}
+
+}  // namespace btfc::dwarf

@@ -1,0 +1,345 @@
+// The DWARF reader: units, DIEs and attributes of one ELF file (and of the
+// alternate file dwz splits common DIEs into), lazily, without allocating
+// per DIE. It knows nothing of BTF.
+//
+//   auto elf = elf::ElfFile::open("vmlinux");
+//   dwarf::DwarfFile dw(*elf);                  // unit headers, abbreviations, root DIEs
+//   parallel_for(dw.units().size(), [&](size_t i) {
+//     const dwarf::Unit& unit = dw.units()[i];
+//     dwarf::DieCursor cursor(dw, unit);
+//     dwarf::Die die;
+//     while (cursor.next(die)) {                 // depth-first; cursor.depth() is 0 for the root
+//       if (die.tag == DW_TAG_subprogram) { cursor.skip_children(); continue; }
+//       if (die.tag != DW_TAG_member) continue;
+//       dwarf::Attrs a = dw.attrs(die);          // the attributes an encoder needs, one pass
+//       std::string_view name = a.name;          // strp/strx/line_strp/strp_alt resolved
+//       if (a.type) { dwarf::Die t = dw.die_at(*a.type); ... }
+//       dwarf::Attr at;                          // or every attribute, in order:
+//       for (dwarf::AttrIter it(dw, die); it.next(at);) use(at.name, at.form, at.value);
+//     }
+//   });
+//
+// DIE offsets are *global*: a .debug_info offset as it is (so they match
+// llvm-dwarfdump), .debug_types offsets after those, then the alternate
+// file's .debug_info. One integer names any DIE, whatever section it lives
+// in; die_at() finds its unit by binary search over the unit offsets.
+//
+// Every read is bounds-checked; bad input throws btfc::Error naming the
+// section and section-relative offset (not the file: callers add it with
+// Error::with_file(dw.path()), as `btfc stats` does). Units are independent:
+// reading two units from two threads at once is safe, and that is how the
+// encoder is meant to run (one work item per unit).
+//
+// Ideas from gimli (reader split per unit, abbreviation codes looked up by
+// index, fixed-size attributes skipped in one step), bloaty (a lazy
+// unit/DIE API, one error type) and LLVM (DW_AT_sibling used to skip whole
+// subtrees; tag names as llvm-dwarfdump prints them).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/reader.h"
+#include "dwarf/abbrev.h"
+#include "dwarf/constants.h"
+#include "elf/elf_file.h"
+
+namespace btfc::dwarf {
+
+// The sections of one file that DIEs are read from. A relocatable file may
+// hold several .debug_info and .debug_types sections (type units in COMDAT
+// groups), each with offsets from 0; they are laid one after the other in
+// the global DIE offset space.
+struct Sections {
+  std::string file;  // path, for the alternate file's messages
+  bool big_endian = false;
+  std::vector<Bytes> info, types;
+  Bytes abbrev, str, line_str, str_offsets, addr;
+  std::string_view info_name = ".debug_info", types_name = ".debug_types", abbrev_name = ".debug_abbrev",
+                   str_name = ".debug_str", line_str_name = ".debug_line_str",
+                   str_offsets_name = ".debug_str_offsets", addr_name = ".debug_addr";
+  bool split = false;      // .dwo sections: addrx refers to the skeleton's file
+  uint64_t info_base = 0;  // global offset of info[0], where DW_FORM_GNU_ref_alt points
+};
+
+struct Unit {
+  const Sections* sections = nullptr;
+  bool in_types = false;        // in .debug_types rather than .debug_info
+  bool is_alt = false;          // a unit of the alternate (dwz) file
+  uint64_t offset = 0;          // of the unit header, within its section
+  uint64_t end = 0;             // one past the unit's last byte, within its section
+  uint64_t die_offset = 0;      // of the root DIE, within its section
+  uint64_t global_base = 0;     // global offset of its section's byte 0
+  uint64_t section_size = 0;    // size of its section
+  uint16_t version = 0;
+  uint8_t unit_type = 0;        // DW_UT_*; DWARF 2-4 units get DW_UT_compile or DW_UT_type
+  uint8_t address_size = 0;
+  uint8_t offset_size = 0;      // 4 or 8 (64-bit DWARF)
+  uint64_t abbrev_offset = 0;
+  uint64_t type_signature = 0;  // type units
+  uint64_t type_offset = 0;     // type units: unit-relative offset of the type DIE
+  uint64_t dwo_id = 0;          // skeleton and split units
+  const AbbrevTable* abbrevs = nullptr;
+  Reader reader;                // over [offset, end) of its section
+
+  // From the root DIE.
+  uint32_t root_tag = 0;        // DW_TAG_compile_unit, _partial_unit, _type_unit, _skeleton_unit (0 if none)
+  uint16_t language = 0;        // DW_AT_language
+  uint64_t str_offsets_base = 0;
+  uint64_t addr_base = 0;
+  std::string_view name;        // DW_AT_name of the root
+  std::string_view producer;    // DW_AT_producer
+
+  uint64_t global_offset() const { return global_base + offset; }
+  uint64_t global_end() const { return global_base + end; }
+  // Global offset of the type DIE of a type unit.
+  uint64_t type_die() const { return global_base + offset + type_offset; }
+  bool is_type_unit() const { return unit_type == DW_UT_type || unit_type == DW_UT_split_type; }
+  std::string_view section_name() const { return reader.section(); }
+};
+
+struct Die {
+  uint64_t offset = 0;          // global
+  uint32_t tag = 0;
+  bool has_children = false;
+  const Abbrev* abbrev = nullptr;
+  const Unit* unit = nullptr;
+  uint64_t attr_pos = 0;        // where the attributes start, as a position in unit->reader
+  uint64_t sibling = 0;         // DW_AT_sibling as a global offset, 0 if absent
+
+  // Offset within the unit's section, for messages.
+  uint64_t section_offset() const { return offset - unit->global_base; }
+};
+
+// An attribute value, already resolved: strings to their bytes, references
+// to global DIE offsets, addrx to addresses.
+struct Value {
+  enum Kind : uint8_t {
+    kNone,
+    kUnsigned,    // data1/2/4/8, udata
+    kSigned,      // sdata, implicit_const
+    kFlag,        // flag, flag_present
+    kAddress,     // addr, addrx*, GNU_addr_index
+    kAddrIndex,   // addrx in a split unit: an index into the skeleton's .debug_addr
+    kString,      // string, strp, line_strp, strx*, GNU_str_index, GNU_strp_alt, strp_sup
+    kBlock,       // block*, exprloc, data16
+    kRef,         // ref*, ref_addr, GNU_ref_alt, ref_sup*, and ref_sig8 of a known type unit
+    kSignature,   // ref_sig8 of a type unit not in this file
+    kSecOffset,   // sec_offset, and the index of loclistx/rnglistx
+  };
+  Kind kind = kNone;
+  uint64_t u = 0;               // every kind but kString/kBlock (kSigned as two's complement)
+  const uint8_t* ptr = nullptr; // kString, kBlock
+  size_t len = 0;
+
+  int64_t s() const { return static_cast<int64_t>(u); }
+  std::string_view str() const { return {reinterpret_cast<const char*>(ptr), len}; }
+  Bytes block() const { return {ptr, len}; }
+  bool is_constant() const { return kind == kUnsigned || kind == kSigned; }
+};
+
+struct Attr {
+  uint32_t name = 0;            // DW_AT_*
+  uint32_t form = 0;            // DW_FORM_* (DW_FORM_indirect already resolved)
+  Value value;
+  uint64_t offset = 0;          // of the value within the unit's section, for messages
+};
+
+// What an encoder reads from a DIE, collected in one pass over its
+// attributes. Absent attributes are nullopt / empty / false.
+struct Attrs {
+  std::string_view name;
+  std::string_view linkage_name;                // DW_AT_linkage_name or DW_AT_MIPS_linkage_name
+  std::optional<uint64_t> type;                 // global offset
+  std::optional<uint64_t> byte_size, bit_size, data_bit_offset, bit_offset;  // bit_offset: DWARF 2/3 style
+  std::optional<uint64_t> member_location;      // constant, or DW_OP_plus_uconst/DW_OP_constu N
+  Bytes member_location_expr;                   // the expression when it is not that simple
+  std::optional<int64_t> lower_bound, upper_bound, count;
+  std::optional<uint64_t> encoding, alignment, inline_, calling_convention, accessibility;
+  std::optional<uint64_t> low_pc, high_pc;      // high_pc made absolute when it is an offset from low_pc
+  std::optional<uint64_t> abstract_origin, specification;  // global offsets
+  std::optional<uint64_t> decl_file, decl_line;
+  Value const_value;                            // kind kNone when absent; form tells signedness of data*
+  uint32_t const_value_form = 0;
+  Bytes location;                               // DW_AT_location when it is an expression
+  bool declaration = false, external = false, prototyped = false, artificial = false;
+  bool has_upper_bound_ref = false;             // upper_bound/count given as a reference (VLA)
+};
+
+class DwarfFile;
+
+// Iterates a DIE's attributes in abbreviation order:
+//   Attr a;
+//   for (AttrIter it(dw, die); it.next(a);) ...
+class AttrIter {
+ public:
+  AttrIter(const DwarfFile& file, const Die& die);
+  bool next(Attr& attr);
+  // Position just past the last attribute, valid once next() returned false.
+  uint64_t end_pos() const { return r_.pos(); }
+
+ private:
+  const DwarfFile* file_;
+  const Unit* unit_;
+  const AttrSpec* spec_;
+  const AttrSpec* spec_end_;
+  Reader r_;
+};
+
+// Walks one unit's DIE tree depth-first. Null entries are consumed, not
+// returned. The walk ends after the root's subtree, as llvm-dwarfdump's does.
+// DW_AT_sibling values are checked as they pass by: one that points
+// backwards, outside the unit or anywhere but the end of the DIE's children
+// is an error, so no walk can loop.
+class DieCursor {
+ public:
+  static constexpr unsigned kMaxDepth = 1024;
+
+  DieCursor(const DwarfFile& file, const Unit& unit);
+  // Starts at `die` (which must be in `unit`): its subtree is walked.
+  DieCursor(const DwarfFile& file, const Die& die);
+  DieCursor(const DieCursor&) = delete;
+  DieCursor& operator=(const DieCursor&) = delete;
+
+  // The next DIE in depth-first order; false at the end.
+  bool next(Die& die);
+  // Depth of the DIE next() returned last (0 for the start DIE).
+  unsigned depth() const { return depth_; }
+  // Makes next() continue after the subtree of the DIE it returned last,
+  // jumping over it through DW_AT_sibling when the DIE has one.
+  void skip_children();
+  // Tells the cursor where the attributes of the DIE next() returned last
+  // end (AttrIter::end_pos() once it is exhausted), so that it need not
+  // skip them again.
+  void set_attrs_end(uint64_t pos) {
+    if (pending_) pending_end_ = pos;
+  }
+
+ private:
+  void skip_pending();
+  void close_level(uint64_t at);
+
+  const DwarfFile* file_;
+  const Unit* unit_;
+  Reader r_;
+  const Abbrev* pending_ = nullptr;  // last returned DIE, attributes not yet skipped
+  uint64_t pending_pos_ = 0;         // where its attributes start
+  uint64_t pending_end_ = 0;         // where they end, if set_attrs_end() said so
+  uint64_t last_offset_ = 0;         // section offset of the last returned DIE
+  uint64_t last_sibling_ = 0;        // its DW_AT_sibling (section offset) or 0
+  bool last_children_ = false;
+  unsigned depth_ = 0;
+  unsigned level_ = 0;               // depth of the next entry
+  bool done_ = false;
+  // Per level: where the parent's DW_AT_sibling says its children end (0:
+  // unknown), and the parent's offset, for the message when they do not.
+  uint64_t expect_end_[kMaxDepth + 2];
+  uint64_t parent_[kMaxDepth + 2];
+};
+
+class DwarfFile {
+ public:
+  struct Options {
+    // Where to look for the file named by .gnu_debugaltlink / .debug_sup
+    // besides next to the file (the empty default means /usr/lib/debug).
+    std::string debug_dir = "/usr/lib/debug";
+  };
+
+  // Reads the unit headers of .debug_info and .debug_types, their
+  // abbreviation tables and root DIEs, and the alternate file if
+  // .gnu_debugaltlink or .debug_sup names one. Errors carry the file name.
+  explicit DwarfFile(const elf::ElfFile& elf);
+  DwarfFile(const elf::ElfFile& elf, Options options);
+  ~DwarfFile();
+  DwarfFile(const DwarfFile&) = delete;
+  DwarfFile& operator=(const DwarfFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  bool big_endian() const { return main_.big_endian; }
+
+  // Units of this file: .debug_info in order, then .debug_types.
+  const std::vector<Unit>& units() const { return units_; }
+  // Units of the alternate file (partial units that DW_FORM_GNU_ref_alt
+  // points into); not part of units().
+  const std::vector<Unit>& alt_units() const { return alt_units_; }
+  const std::string& alt_path() const { return alt_path_; }
+
+  // The unit that holds this global offset; throws if none does.
+  const Unit& unit_at(uint64_t offset) const;
+  // The DIE at a global offset (a DW_FORM_ref* value); throws if there is
+  // none there.
+  Die die_at(uint64_t offset) const;
+  // The root DIE of a unit (has tag 0 if the unit has no DIEs).
+  Die root(const Unit& unit) const;
+  // The type unit with this signature (DW_FORM_ref_sig8), or nullptr.
+  const Unit* type_unit(uint64_t signature) const;
+
+  // The encoder's attributes of a DIE, in one pass.
+  Attrs attrs(const Die& die) const;
+  // The value of one attribute, or a kNone value.
+  Value attr(const Die& die, uint32_t name) const;
+
+  // Evaluates a location expression that is just an address:
+  // DW_OP_addr A, DW_OP_addrx / DW_OP_GNU_addr_index I (resolved through
+  // .debug_addr). nullopt for anything else.
+  std::optional<uint64_t> expr_address(const Unit& unit, Bytes expr) const;
+  // Evaluates DW_OP_plus_uconst N / DW_OP_constu N (and DW_OP_const*u),
+  // the forms data_member_location takes in DWARF 2/3.
+  std::optional<uint64_t> expr_constant(Bytes expr) const;
+  // The address at index `index` of the unit's .debug_addr contribution.
+  uint64_t address_at(const Unit& unit, uint64_t index, uint64_t where) const;
+
+  // Reads the value of `spec` at r's cursor (the internals of AttrIter).
+  void read_value(Reader& r, const Unit& unit, uint32_t form, int64_t implicit_const, Value& v) const;
+  // Moves r past one value of `spec` without decoding it.
+  static void skip_value(Reader& r, const AttrSpec& spec, FormSizes sizes);
+  // Moves r past all attributes of a DIE with abbreviation `a`.
+  static void skip_attrs(Reader& r, const Abbrev& a, FormSizes sizes) {
+    if (a.all_fixed) {
+      r.skip(a.fixed_size);
+      return;
+    }
+    for (const AttrSpec& s : a.specs()) skip_value(r, s, sizes);
+  }
+  // DW_AT_sibling of a DIE whose attributes start at r's cursor, as a
+  // section offset; 0 if the abbreviation has none.
+  static uint64_t read_sibling(Reader r, const Unit& unit, const Abbrev& a);
+
+ private:
+  void read_sections(const elf::ElfFile& elf, Sections& s);
+  void read_units(Sections& s, bool is_alt, std::vector<Unit>& out);
+  void read_abbrevs(std::vector<Unit>& units, const Sections& s);
+  void read_root(Unit& unit);
+  void load_alt(const elf::ElfFile& elf, const Options& options);
+  Die die_in(const Unit& unit, uint64_t section_offset) const;
+  std::string_view string_at(const Sections& s, Bytes section, std::string_view name, uint64_t offset,
+                             const Reader& at, uint64_t where) const;
+
+  std::string path_;
+  Sections main_;
+  Sections alt_;
+  bool has_alt_ = false;
+  std::string alt_path_;
+  std::unique_ptr<elf::ElfFile> alt_elf_;
+  std::vector<std::string> alt_section_names_;
+  std::vector<Unit> units_;
+  std::vector<Unit> alt_units_;
+  uint64_t global_size_ = 0;    // global offsets handed out so far
+  // Units of both files in global-offset order, for unit_at().
+  std::vector<const Unit*> by_offset_;
+  std::map<std::tuple<const Sections*, uint64_t, FormSizes>, std::unique_ptr<AbbrevTable>> abbrev_tables_;
+  std::vector<std::pair<uint64_t, const Unit*>> signatures_;  // sorted
+};
+
+// Walks every DIE of `unit` and decodes every attribute (strings and
+// references resolved), the full validation `btfc stats`, the fuzz target and
+// the benchmark run. counts[j] is set to the number of DIEs with
+// abbreviation j of unit.abbrevs.
+void decode_unit(const DwarfFile& file, const Unit& unit, std::vector<uint64_t>& counts);
+
+}  // namespace btfc::dwarf
