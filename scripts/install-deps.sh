@@ -10,6 +10,7 @@ packages=(
   # oracles and tools the tests and benchmarks compare with
   libbpf-dev bpftool dwarves elfutils zstd binutils-multiarch gcc-multilib libclang-rt-14-dev
   clang llvm  # unversioned clang (cross-target fixtures), llvm-objcopy
+  dwz  # dwz'd fixtures: DW_FORM_GNU_ref_alt, partial units
 )
 sudo=""
 [ "$(id -u)" = 0 ] || sudo=sudo

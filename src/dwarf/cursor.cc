@@ -85,8 +85,8 @@ bool DieCursor::next(Die& die) {
     last_sibling_ = 0;
     if (a->has_sibling) {
       uint64_t sib = DwarfFile::read_sibling(r_, *unit_, *a);
-      if (sib <= off) r_.fail_at(off, "DW_AT_sibling points backwards, to " + hex(sib));
-      if (sib > unit_->end) r_.fail_at(off, "DW_AT_sibling points past the end of the unit, to " + hex(sib));
+      if (sib <= off) r_.fail_at(off, "DW_AT_sibling " + hex(sib) + " does not point past its DIE");
+      if (sib > unit_->end) r_.fail_at(off, "DW_AT_sibling " + hex(sib) + " points past the end of the unit");
       last_sibling_ = sib;
     }
     depth_ = level_;
