@@ -62,6 +62,7 @@ Attrs DwarfFile::attrs(const Die& die) const {
         break;
       case DW_AT_abstract_origin: ref(out.abstract_origin); break;
       case DW_AT_specification: ref(out.specification); break;
+      case DW_AT_signature: ref(out.signature); break;
       case DW_AT_const_value:
         out.const_value = a.value;
         out.const_value_form = a.form;

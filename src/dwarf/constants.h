@@ -44,7 +44,7 @@ inline constexpr uint32_t DW_AT_sibling = 0x01, DW_AT_location = 0x02, DW_AT_nam
                           DW_AT_data_member_location = 0x38, DW_AT_decl_file = 0x3a, DW_AT_decl_line = 0x3b,
                           DW_AT_declaration = 0x3c, DW_AT_encoding = 0x3e, DW_AT_external = 0x3f,
                           DW_AT_specification = 0x47, DW_AT_type = 0x49, DW_AT_ranges = 0x55,
-                          DW_AT_data_bit_offset = 0x6b, DW_AT_linkage_name = 0x6e, DW_AT_alignment = 0x88,
+                          DW_AT_data_bit_offset = 0x6b, DW_AT_signature = 0x69, DW_AT_linkage_name = 0x6e, DW_AT_alignment = 0x88,
                           DW_AT_str_offsets_base = 0x72, DW_AT_addr_base = 0x73, DW_AT_rnglists_base = 0x74,
                           DW_AT_dwo_name = 0x76, DW_AT_loclists_base = 0x8c, DW_AT_MIPS_linkage_name = 0x2007,
                           DW_AT_GNU_dwo_name = 0x2130, DW_AT_GNU_addr_base = 0x2133, DW_AT_GNU_ranges_base = 0x2132,

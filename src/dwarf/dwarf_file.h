@@ -163,6 +163,7 @@ struct Attrs {
   std::optional<uint64_t> encoding, alignment, inline_, calling_convention, accessibility;
   std::optional<uint64_t> low_pc, high_pc;      // high_pc made absolute when it is an offset from low_pc
   std::optional<uint64_t> abstract_origin, specification;  // global offsets
+  std::optional<uint64_t> signature;            // DW_AT_signature: the type unit's type DIE (global offset)
   std::optional<uint64_t> decl_file, decl_line;
   Value const_value;                            // kind kNone when absent; form tells signedness of data*
   uint32_t const_value_form = 0;

@@ -1,0 +1,326 @@
+// The DWARF reader's API on compiled fixtures, checked against what the
+// compiler and binutils say: unit headers against llvm-dwarfdump's header
+// lines, member offsets and sizes against offsetof/sizeof printed by the same
+// compiler, addresses against nm, type references followed to the DIEs they
+// name, type units (DW_FORM_ref_sig8), DWARF 2 location expressions,
+// cross-unit references of an LTO link and dwz's alternate file.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "dwarf/dwarf_file.h"
+#include "elf/elf_file.h"
+#include "support/test_support.h"
+
+namespace btfc::test {
+namespace {
+
+using namespace btfc::dwarf;
+
+constexpr char kSource[] = R"(
+struct list_head { struct list_head *next, *prev; };
+struct task {
+  struct list_head node;
+  unsigned int flags : 3, prio : 5;
+  char name[16];
+  union { long id; void *cookie; };
+  int (*callback)(struct task *t);
+};
+struct task global_task;
+int task_count = 3;
+int run_task(struct task *t) { return t->callback ? t->callback(t) : t->prio + task_count; }
+)";
+
+// Prints what the compiler itself says about the layout, for comparison.
+constexpr char kLayoutMain[] = R"(
+#include <stdio.h>
+#include <stddef.h>
+int main(void) {
+  printf("%zu %zu %zu %zu %zu\n", sizeof(struct task), offsetof(struct task, node),
+         offsetof(struct task, name), offsetof(struct task, callback), sizeof(struct list_head));
+  return 0;
+}
+)";
+
+struct Walked {
+  std::unique_ptr<elf::ElfFile> elf;
+  std::unique_ptr<DwarfFile> dw;
+};
+
+Walked open(const std::string& path) {
+  Walked w;
+  w.elf = elf::ElfFile::open(path);
+  w.dw = std::make_unique<DwarfFile>(*w.elf);
+  return w;
+}
+
+// The first DIE with this tag and name, searching all units.
+std::optional<Die> find(const DwarfFile& dw, uint32_t tag, std::string_view name) {
+  for (const Unit& u : dw.units()) {
+    DieCursor c(dw, u);
+    Die d;
+    while (c.next(d))
+      if (d.tag == tag && dw.attrs(d).name == name) return d;
+  }
+  return std::nullopt;
+}
+
+uint64_t nm_value(const std::string& path, const std::string& symbol, uint64_t* size = nullptr) {
+  std::string out = run("nm -S '" + path + "' | awk '$4 == \"" + symbol + "\" {print $1, $2}'").out;
+  std::istringstream in(out);
+  std::string v, s;
+  in >> v >> s;
+  if (size) *size = std::stoull(s.empty() ? "0" : s, nullptr, 16);
+  return std::stoull(v.empty() ? "0" : v, nullptr, 16);
+}
+
+TEST(DwarfFile, UnitHeadersMatchLlvmDwarfdump) {
+  for (const char* cmd : {"gcc -g -gdwarf-5 -c", "gcc -g -gdwarf-4 -c", "gcc -g -gdwarf-2 -m32 -c",
+                          "gcc -g -gdwarf-5 -gdwarf64 -c"}) {
+    std::string o = compile_c("headers", kSource, cmd);
+    Walked w = open(o);
+    ASSERT_EQ(w.dw->units().size(), 1u) << cmd;
+    const Unit& u = w.dw->units()[0];
+    // "0x00000000: Compile Unit: length = 0x..., format = DWARF32, version = 0x0005, unit_type = DW_UT_compile,
+    //  abbr_offset = 0x0000, addr_size = 0x08 (next unit at 0x...)"
+    std::string line = run("llvm-dwarfdump-14 --debug-info '" + o + "' | grep 'Compile Unit:'").out;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "version = 0x%04x", u.version);
+    EXPECT_NE(line.find(buf), std::string::npos) << cmd << ": " << line;
+    std::snprintf(buf, sizeof buf, "addr_size = 0x%02x", u.address_size);
+    EXPECT_NE(line.find(buf), std::string::npos) << cmd << ": " << line;
+    EXPECT_NE(line.find(u.offset_size == 8 ? "DWARF64" : "DWARF32"), std::string::npos) << cmd << ": " << line;
+    std::snprintf(buf, sizeof buf, "(next unit at 0x%08llx)", static_cast<unsigned long long>(u.end));
+    EXPECT_NE(line.find(buf), std::string::npos) << cmd << ": " << line;
+    EXPECT_EQ(u.root_tag, DW_TAG_compile_unit);
+    EXPECT_TRUE(u.name.ends_with("/headers.c")) << cmd << ": " << u.name;
+    EXPECT_NE(u.producer.find("GNU C"), std::string::npos) << u.producer;
+  }
+}
+
+TEST(DwarfFile, MemberLayoutMatchesTheCompiler) {
+  for (const char* cmd : {"gcc -g -gdwarf-5", "gcc -g -gdwarf-4", "gcc -g -gdwarf-2", "clang -g -gdwarf-5",
+                          "clang -g -gdwarf-4", "gcc -m32 -g -gdwarf-5"}) {
+    std::string exe = compile_c("layout", std::string(kSource) + kLayoutMain, cmd);
+    RunResult printed = run(exe);
+    ASSERT_EQ(printed.status, 0);
+    uint64_t size, node, name, callback, list_size;
+    ASSERT_EQ(std::sscanf(printed.out.c_str(), "%lu %lu %lu %lu %lu", &size, &node, &name, &callback, &list_size), 5);
+
+    Walked w = open(exe);
+    std::optional<Die> task = find(*w.dw, DW_TAG_structure_type, "task");
+    ASSERT_TRUE(task) << cmd;
+    Attrs ta = w.dw->attrs(*task);
+    EXPECT_EQ(ta.byte_size, size) << cmd;
+    std::map<std::string, Attrs> members;
+    DieCursor c(*w.dw, *task);
+    Die d;
+    while (c.next(d))
+      if (c.depth() == 1 && d.tag == DW_TAG_member) {
+        Attrs a = w.dw->attrs(d);
+        members[a.name.empty() ? "<anon>" : std::string(a.name)] = a;
+      }
+    ASSERT_EQ(members.size(), 6u) << cmd;
+    EXPECT_EQ(members["node"].member_location, node) << cmd;
+    EXPECT_EQ(members["name"].member_location, name) << cmd;
+    EXPECT_EQ(members["callback"].member_location, callback) << cmd;
+    // Bitfields: prio is bits 3..7 of the word after node, in either encoding.
+    const Attrs& prio = members["prio"];
+    EXPECT_EQ(prio.bit_size, 5u) << cmd;
+    if (prio.data_bit_offset) {
+      EXPECT_EQ(*prio.data_bit_offset, list_size * 8 + 3) << cmd;
+    } else {
+      ASSERT_TRUE(prio.bit_offset) << cmd;  // DWARF 2/3: counted from the storage unit's most significant bit
+      ASSERT_TRUE(prio.byte_size) << cmd;
+      EXPECT_EQ(*prio.byte_size * 8 - *prio.bit_offset - 5, 3u) << cmd;
+      EXPECT_EQ(prio.member_location, list_size) << cmd;
+    }
+    // node's type is struct list_head, whose next points back to it.
+    ASSERT_TRUE(members["node"].type);
+    Die list = w.dw->die_at(*members["node"].type);
+    EXPECT_EQ(list.tag, DW_TAG_structure_type);
+    EXPECT_EQ(w.dw->attrs(list).name, "list_head");
+    EXPECT_EQ(w.dw->attrs(list).byte_size, list_size);
+  }
+}
+
+TEST(DwarfFile, AddressesMatchNm) {
+  // clang's DWARF 5 gives low_pc as DW_FORM_addrx (through .debug_addr).
+  // -fno-inline keeps one out-of-line run_task with its own name and pc range.
+  for (const char* cmd : {"gcc -g -gdwarf-5 -O2 -fno-inline", "gcc -g -gdwarf-4 -O2 -fno-inline",
+                          "clang -g -gdwarf-5 -O2 -fno-inline", "clang -g -gdwarf-4 -O2 -fno-inline",
+                          "gcc -m32 -g -O2 -fno-inline"}) {
+    std::string exe = compile_c("addrs", std::string(kSource) + "int main(void) { return run_task(&global_task); }\n",
+                                cmd);
+    Walked w = open(exe);
+    std::optional<Die> fn = find(*w.dw, DW_TAG_subprogram, "run_task");
+    ASSERT_TRUE(fn) << cmd;
+    Attrs fa = w.dw->attrs(*fn);
+    uint64_t fsize = 0;
+    uint64_t faddr = nm_value(exe, "run_task", &fsize);
+    ASSERT_TRUE(fa.low_pc && fa.high_pc) << cmd;
+    EXPECT_EQ(*fa.low_pc, faddr) << cmd;
+    EXPECT_EQ(*fa.high_pc - *fa.low_pc, fsize) << cmd;
+    EXPECT_TRUE(fa.external);
+    EXPECT_TRUE(fa.prototyped);
+    std::optional<Die> var = find(*w.dw, DW_TAG_variable, "task_count");
+    ASSERT_TRUE(var) << cmd;
+    Attrs va = w.dw->attrs(*var);
+    ASSERT_FALSE(va.location.empty()) << cmd;
+    EXPECT_EQ(w.dw->expr_address(*var->unit, va.location), nm_value(exe, "task_count")) << cmd;
+  }
+}
+
+TEST(DwarfFile, SkipChildrenVisitsTheSameTopLevelDies) {
+  std::string o = compile_c("skip", kSource, "gcc -g -gdwarf-5 -O2 -c");
+  Walked w = open(o);
+  const Unit& u = w.dw->units()[0];
+  std::vector<uint64_t> full, skipped;
+  {
+    DieCursor c(*w.dw, u);
+    Die d;
+    while (c.next(d))
+      if (c.depth() == 1) full.push_back(d.offset);
+  }
+  {
+    DieCursor c(*w.dw, u);
+    Die d;
+    while (c.next(d)) {
+      if (c.depth() == 1) skipped.push_back(d.offset);
+      if (c.depth() >= 1) c.skip_children();
+    }
+  }
+  EXPECT_EQ(skipped, full);
+  EXPECT_GT(full.size(), 5u);
+  // Every offset leads back to the same DIE through die_at.
+  DieCursor c(*w.dw, u);
+  Die d;
+  while (c.next(d)) {
+    Die again = w.dw->die_at(d.offset);
+    EXPECT_EQ(again.tag, d.tag);
+    EXPECT_EQ(again.attr_pos, d.attr_pos);
+  }
+}
+
+TEST(DwarfFile, TypeUnitSignaturesResolve) {
+  constexpr char kCxx[] = "struct Point { int x, y; };\nPoint origin;\nint norm(Point *p) { return p->x; }\n";
+  for (const char* cmd : {"g++ -x c++ -g -gdwarf-4 -fdebug-types-section -c",
+                          "g++ -x c++ -g -gdwarf-5 -fdebug-types-section -c",
+                          "clang++ -x c++ -g -gdwarf-4 -fdebug-types-section -c"}) {
+    std::string o = compile_c("tu", kCxx, cmd);
+    Walked w = open(o);
+    size_t type_units = 0;
+    for (const Unit& u : w.dw->units()) type_units += u.is_type_unit();
+    EXPECT_GE(type_units, 1u) << cmd;
+    std::optional<Die> var = find(*w.dw, DW_TAG_variable, "origin");
+    ASSERT_TRUE(var) << cmd;
+    Attrs va = w.dw->attrs(*var);
+    ASSERT_TRUE(va.type) << cmd;
+    Die t = w.dw->die_at(*va.type);
+    // gcc points at a declaration in the compile unit that names the type
+    // unit with DW_AT_signature; clang uses DW_FORM_ref_sig8 directly.
+    if (!t.unit->is_type_unit()) {
+      Attrs decl = w.dw->attrs(t);
+      ASSERT_TRUE(decl.signature) << cmd << ": DW_AT_signature did not resolve";
+      t = w.dw->die_at(*decl.signature);
+    }
+    EXPECT_TRUE(t.unit->is_type_unit()) << cmd;
+    EXPECT_EQ(t.tag, DW_TAG_structure_type) << cmd;
+    EXPECT_EQ(w.dw->attrs(t).name, "Point") << cmd;
+    EXPECT_EQ(w.dw->attrs(t).byte_size, 8u) << cmd;
+  }
+}
+
+TEST(DwarfFile, LtoCrossUnitReferencesResolve) {
+  std::string a = compile_c("xa", std::string(kSource), "gcc -g -O2 -flto -c");
+  std::string b = compile_c("xb", "struct task; int run_task(struct task *);\nint main(void) { return run_task(0); }\n",
+                            "gcc -g -O2 -flto -c");
+  std::string exe = scratch_dir() + "/xprog";
+  ASSERT_EQ(run("gcc -g -O2 -flto '" + a + "' '" + b + "' -o '" + exe + "'").status, 0);
+  Walked w = open(exe);
+  size_t cross = 0;
+  for (const Unit& u : w.dw->units()) {
+    DieCursor c(*w.dw, u);
+    Die d;
+    Attr at;
+    while (c.next(d))
+      for (AttrIter it(*w.dw, d); it.next(at);) {
+        if (at.form != DW_FORM_ref_addr) continue;
+        Die target = w.dw->die_at(at.value.u);
+        EXPECT_NE(target.tag, 0u);
+        cross += target.unit != d.unit;
+      }
+  }
+  EXPECT_GT(cross, 0u) << "no cross-unit DW_FORM_ref_addr in the LTO link";
+}
+
+TEST(DwarfFile, DwzAlternateReferencesResolve) {
+  ASSERT_TRUE(tool_exists("dwz")) << "dwz is not installed (scripts/install-deps.sh installs it)";
+  std::string dir = scratch_dir();
+  std::string main_fn = "int main(void) { return run_task(&global_task); }\n";
+  compile_c("za", std::string(kSource) + main_fn, "gcc -g -gdwarf-4 -O2");
+  compile_c("zb", std::string(kSource) + "int other(void) { return 1; }\n" + main_fn, "gcc -g -gdwarf-4 -O2");
+  ASSERT_EQ(run("cd '" + dir + "' && dwz -m z_common.debug -M z_common.debug za zb").status, 0);
+  Walked w = open(dir + "/za");
+  EXPECT_EQ(w.dw->alt_path(), dir + "/z_common.debug");
+  EXPECT_FALSE(w.dw->alt_units().empty());
+  size_t alt_refs = 0;
+  for (const Unit& u : w.dw->units()) {
+    DieCursor c(*w.dw, u);
+    Die d;
+    Attr at;
+    while (c.next(d))
+      for (AttrIter it(*w.dw, d); it.next(at);) {
+        if (at.form != DW_FORM_GNU_ref_alt) continue;
+        Die target = w.dw->die_at(at.value.u);
+        EXPECT_TRUE(target.unit->is_alt);
+        EXPECT_NE(target.tag, 0u);
+        alt_refs++;
+      }
+  }
+  EXPECT_GT(alt_refs, 0u);
+  // Strings both files use moved to the alternate file's .debug_str: struct
+  // task, wherever dwz left it, still has its name.
+  std::optional<Die> task = find(*w.dw, DW_TAG_structure_type, "task");
+  size_t alt_strings = 0;
+  for (const Unit& u : w.dw->units()) {
+    DieCursor c(*w.dw, u);
+    Die d;
+    Attr at;
+    while (c.next(d))
+      for (AttrIter it(*w.dw, d); it.next(at);)
+        if (at.form == DW_FORM_GNU_strp_alt) {
+          EXPECT_EQ(at.value.kind, Value::kString);
+          alt_strings++;
+        }
+  }
+  EXPECT_GT(alt_strings, 0u);
+  if (!task) {
+    for (const Unit& u : w.dw->alt_units()) {
+      DieCursor c(*w.dw, u);
+      Die d;
+      while (c.next(d) && !task)
+        if (d.tag == DW_TAG_structure_type && w.dw->attrs(d).name == "task") task = d;
+    }
+  }
+  ASSERT_TRUE(task) << "struct task is in neither file";
+  EXPECT_EQ(w.dw->attrs(*task).byte_size, sizeof(void*) == 8 ? 56u : 0u);
+}
+
+TEST(DwarfFile, MissingAlternateFileIsAnError) {
+  ASSERT_TRUE(tool_exists("dwz"));
+  std::string dir = scratch_dir();
+  std::string main_fn = "int main(void) { return run_task(&global_task); }\n";
+  compile_c("ma", std::string(kSource) + main_fn, "gcc -g -gdwarf-4 -O2");
+  compile_c("mb", std::string(kSource) + "int other(void) { return 1; }\n" + main_fn, "gcc -g -gdwarf-4 -O2");
+  ASSERT_EQ(run("cd '" + dir + "' && dwz -m m_common.debug -M m_gone.debug ma mb").status, 0);
+  RunResult r = run_btfc("stats '" + dir + "/ma'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(": .gnu_debugaltlink+0x0: cannot find the alternate file 'm_gone.debug'"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace btfc::test
