@@ -34,6 +34,10 @@ class CDumper {
  public:
   CDumper(const Btf& btf, std::string& out) : btf_(btf), out_(out), state_(btf.end_id()) {
     ptr_size_ = pointer_size();
+    uint64_t words = 0;
+    for (const Btf* b = &btf; b; b = b->base()) words += b->words().size();
+    max_steps_ = 1000000 + 64 * words;
+    align_.assign(btf.end_id(), UNKNOWN_ALIGN);
     state_[0].order = state_[0].emit = DONE;  // void
     for (TypeId id = 1; id < btf.end_id(); ++id) mark_referenced(id);
   }
@@ -58,14 +62,20 @@ class CDumper {
   // The walks recurse along the type graph, which real BTF keeps shallow
   // (tens of levels); hostile input gets an error instead of a stack
   // overflow.
+  // Work is bounded too: anonymous types are spelled out (and walked) at
+  // every use, which hostile input can make exponential; real BTF takes a
+  // few steps per word.
   struct DepthGuard {
-    explicit DepthGuard(int& d) : d_(d) {
-      if (++d_ > 2000) throw Error("BTF types nest too deeply for C output");
+    explicit DepthGuard(CDumper& d) : d_(d) {
+      if (++d_.depth_ > 2000) throw Error("BTF types nest too deeply for C output");
+      if (++d_.steps_ > d_.max_steps_) throw Error("BTF too convoluted for C output");
     }
-    ~DepthGuard() { --d_; }
-    int& d_;
+    ~DepthGuard() { --d_.depth_; }
+    CDumper& d_;
   };
   int depth_ = 0;
+  uint64_t steps_ = 0;
+  uint64_t max_steps_ = 0;
   struct State {
     uint8_t order = NOT_STARTED;
     uint8_t emit = NOT_STARTED;
@@ -133,8 +143,24 @@ class CDumper {
     return -1;
   }
 
-  int align_of(TypeId id, int depth = 0) const {
-    if (id == 0 || depth > 64) return 0;
+  // Memoized: nested structs share members, and unmemoized the walk can be
+  // exponential. A result cut short by the depth limit is not kept.
+  int align_of(TypeId id, int depth = 0) {
+    if (id == 0) return 0;
+    if (align_[id] != UNKNOWN_ALIGN) return align_[id];
+    if (depth > 64) {
+      align_truncated_ = true;
+      return 0;
+    }
+    bool outer_truncated = align_truncated_;
+    align_truncated_ = false;
+    int a = compute_align(id, depth);
+    if (!align_truncated_) align_[id] = a;
+    align_truncated_ = align_truncated_ || outer_truncated;
+    return a;
+  }
+
+  int compute_align(TypeId id, int depth) {
     const uint32_t* r = rec(id);
     switch (info_kind(r[1])) {
       case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Float:
@@ -166,7 +192,7 @@ class CDumper {
     }
   }
 
-  bool is_packed(TypeId id) const {
+  bool is_packed(TypeId id) {
     const uint32_t* r = rec(id);
     bool kf = info_kind_flag(r[1]);
     int max_align = 1;
@@ -210,7 +236,7 @@ class CDumper {
 
   // Returns 1 for a strong link, 0 for a weak one (see the top comment).
   int order(TypeId id, bool through_ptr) {
-    DepthGuard guard(depth_);
+    DepthGuard guard(*this);
     State& s = state_[id];
     if (s.order == DONE) return 1;
     const uint32_t* r = rec(id);
@@ -281,7 +307,7 @@ class CDumper {
   }
 
   void emit(TypeId id, TypeId cont_id) {
-    DepthGuard guard(depth_);
+    DepthGuard guard(*this);
     State& s = state_[id];
     if (s.emit == DONE) return;
     const uint32_t* r = rec(id);
@@ -407,6 +433,10 @@ class CDumper {
     };
     const Pad pads[] = {{"long", ptr_size_ * 8}, {"int", 32}, {"short", 16}, {"char", 8}};
     if (cur_off >= next_off) return;
+    // bpftool would print a line per 64 bits of any gap; 8 MiB of padding
+    // (a million lines) is past anything real and the guard against a
+    // 4 GiB struct printing for minutes.
+    if (next_off - cur_off > (int64_t{1} << 26)) throw Error("BTF struct padding too large for C output");
     if (next_align <= 0) next_align = 1;  // no alignment known (libbpf would divide by zero)
     auto roundup = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
     int64_t new_off = 0;
@@ -564,7 +594,7 @@ class CDumper {
   // Pushes the chain of types of a declaration up to its base type, then
   // prints it from the base type outwards.
   void emit_type_decl(TypeId id, const std::string& fname, int lvl) {
-    DepthGuard guard(depth_);
+    DepthGuard guard(*this);
     size_t start = stack_.size();
     for (;;) {
       stack_.push_back(id);
@@ -724,6 +754,9 @@ class CDumper {
   std::string& out_;
   std::vector<State> state_;
   int ptr_size_ = 8;
+  static constexpr int UNKNOWN_ALIGN = -1000;
+  std::vector<int> align_;
+  bool align_truncated_ = false;
   std::vector<TypeId> queue_;
   std::vector<TypeId> stack_;
   std::unordered_map<std::string, size_t> type_names_, ident_names_;
