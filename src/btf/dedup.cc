@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/deep_stack.h"
 #include "base/parallel.h"
 #include "base/timer.h"
 
@@ -703,7 +704,9 @@ class Deduper {
 }  // namespace
 
 void dedup(Btf& btf, const DedupOptions& options, std::vector<TypeId>* id_map) {
-  Deduper(btf, options).run(id_map);
+  // The comparisons recurse as deep as the type graph (once per type at
+  // most): give them a stack that fits any input.
+  run_with_stack(size_t{1024} * btf.end_id(), [&] { Deduper(btf, options).run(id_map); });
 }
 
 }  // namespace btfc::btf

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/deep_stack.h"
 #include "base/parallel.h"
 
 namespace btfc::btf {
@@ -577,6 +578,11 @@ class Differ {
 
 }  // namespace
 
-DiffResult diff(const Btf& a, const Btf& b, const DiffOptions& options) { return Differ(a, b, options).run(); }
+DiffResult diff(const Btf& a, const Btf& b, const DiffOptions& options) {
+  // Named-level keys recurse through chains of anonymous types.
+  DiffResult r;
+  run_with_stack(size_t{512} * (a.end_id() + b.end_id()), [&] { r = Differ(a, b, options).run(); });
+  return r;
+}
 
 }  // namespace btfc::btf

@@ -220,6 +220,31 @@ TEST(Dedup, UnambiguousFwdResolvesByName) {
   EXPECT_EQ(out.type(out.type(2).type()).kind(), Kind::Struct);
 }
 
+// A unit whose compiler emitted `int *` twice (as GCC does with some
+// attributes): libbpf 1.1-1.5 see a contradiction in the graph comparison
+// and keep the second struct S; libbpf 1.6 finds the two pointers
+// identical and merges it (DedupCompat::Libbpf_1_6, from libbpf's own
+// description of the change; Debian has no libbpf 1.6 to compare with).
+TEST(Dedup, IdenticalTwinPointersMergeFromLibbpf16) {
+  Btf b;
+  TypeId i = b.add_int("int", 4, INT_SIGNED);  // unit 1
+  TypeId p = b.add_ptr(i);
+  b.add_struct("S", 16);
+  b.add_member("a", p, 0);
+  b.add_member("b", p, 64);
+  TypeId i2 = b.add_int("int", 4, INT_SIGNED);  // unit 2: two int *
+  TypeId p2a = b.add_ptr(i2);
+  TypeId p2b = b.add_ptr(i2);
+  b.add_struct("S", 16);
+  b.add_member("a", p2a, 0);
+  b.add_member("b", p2b, 64);
+  expect_same_as_libbpf(b);
+  EXPECT_EQ(kind_counts(dedup_copy(b))[static_cast<int>(Kind::Struct)], 2u);
+  Btf newer = dedup_copy(b, DedupOptions{DedupCompat::Libbpf_1_6});
+  EXPECT_EQ(kind_counts(newer)[static_cast<int>(Kind::Struct)], 1u);
+  EXPECT_EQ(kind_counts(newer)[static_cast<int>(Kind::Ptr)], 1u);
+}
+
 // Split BTF: base types never change; new types equal to base types map to
 // them, and a split FWD resolves to a base struct.
 TEST(Dedup, SplitMapsNewTypesToBase) {
