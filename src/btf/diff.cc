@@ -52,6 +52,8 @@ struct Side {
   std::string name;
   uint32_t start, end;
   std::vector<uint64_t> local, color, key, body;
+  std::vector<uint8_t> fixed;      // colour final without refinement
+  std::vector<uint32_t> refined;   // ids refined (on or above a cycle)
   std::vector<uint8_t> key_state;  // 0 new, 1 in progress, 2 done
 };
 
@@ -125,30 +127,105 @@ class Differ {
     });
   }
 
+  // Types that reach no cycle have a colour fixed by their structure alone:
+  // computed once, successors first (Tarjan's SCC order), so a long chain
+  // of pointers costs one pass, not one refinement round per link. Types on
+  // or above a cycle are left to refinement (s.refined lists them).
+  void fix_acyclic(Side& s) {
+    uint32_t n = s.end;
+    std::vector<uint32_t> adj_begin(n + 1, 0), adj;
+    for (uint32_t id = 1; id < n; ++id) {
+      adj_begin[id] = static_cast<uint32_t>(adj.size());
+      s.btf.for_each_type_id(id, [&](uint32_t ref) { adj.push_back(ref < n ? ref : 0); });
+    }
+    adj_begin[n] = static_cast<uint32_t>(adj.size());
+    adj_begin[0] = 0;
+    constexpr uint32_t UNSET = UINT32_MAX;
+    std::vector<uint32_t> index(n, UNSET), low(n, 0), stack;
+    std::vector<uint8_t> on_stack(n, 0), tainted(n, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> frames;  // node, next edge
+    s.color.assign(n, VOID_COLOR);
+    s.fixed.assign(n, 0);
+    s.fixed[0] = 1;
+    uint32_t counter = 0;
+    auto open = [&](uint32_t v) {
+      index[v] = low[v] = counter++;
+      stack.push_back(v);
+      on_stack[v] = 1;
+      frames.push_back({v, adj_begin[v]});
+    };
+    for (uint32_t root = 1; root < n; ++root) {
+      if (index[root] != UNSET) continue;
+      open(root);
+      while (!frames.empty()) {
+        auto& [v, pos] = frames.back();
+        if (pos < adj_begin[v + 1]) {
+          uint32_t w = adj[pos++];
+          if (w == 0) continue;
+          if (index[w] == UNSET) open(w);
+          else if (on_stack[w]) low[v] = std::min(low[v], index[w]);
+          continue;
+        }
+        uint32_t done = v;
+        frames.pop_back();
+        if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+        if (low[done] != index[done]) continue;
+        // `done` heads a strongly connected component: pop it.
+        size_t first = stack.size();
+        while (stack[first - 1] != done) --first;
+        --first;
+        bool cyclic = stack.size() - first > 1;
+        for (size_t k = first; k < stack.size(); ++k) {
+          uint32_t u = stack[k];
+          on_stack[u] = 0;
+          for (uint32_t e = adj_begin[u]; e < adj_begin[u + 1]; ++e) {
+            uint32_t w = adj[e];
+            if (w == u) cyclic = true;
+            if (w && tainted[w]) cyclic = true;
+          }
+        }
+        for (size_t k = first; k < stack.size(); ++k) tainted[stack[k]] = cyclic;
+        if (!cyclic) {  // a single type whose successors are all fixed
+          uint32_t u = stack[first];
+          uint64_t h = mix(0xf1f1f1f1ull, s.local[u]);
+          for (uint32_t e = adj_begin[u]; e < adj_begin[u + 1]; ++e) h = mix(h, s.color[adj[e]]);
+          s.color[u] = h;
+          s.fixed[u] = 1;
+        }
+        stack.resize(first);
+      }
+    }
+    s.refined.clear();
+    for (uint32_t id = 1; id < n; ++id)
+      if (!s.fixed[id]) {
+        s.refined.push_back(id);
+        s.color[id] = s.local[id];
+      }
+  }
+
   static void sweep(const Side& s, const std::vector<uint64_t>& old, std::vector<uint64_t>& out) {
-    size_t chunks = (s.end + 4095) / 4096;
+    size_t chunks = (s.refined.size() + 4095) / 4096;
     parallel_for(chunks, [&](size_t c) {
-      uint32_t lo = std::max<uint32_t>(1, static_cast<uint32_t>(c * 4096));
-      uint32_t hi = std::min<uint32_t>(s.end, static_cast<uint32_t>((c + 1) * 4096));
-      for (uint32_t id = lo; id < hi; ++id) {
+      size_t lo = c * 4096, hi = std::min(s.refined.size(), lo + 4096);
+      for (size_t k = lo; k < hi; ++k) {
+        uint32_t id = s.refined[k];
         uint64_t h = old[id];
         s.btf.for_each_type_id(id, [&](uint32_t ref) { h = mix(h, ref < s.end ? old[ref] : 0); });
         out[id] = h;
       }
     });
-    out[0] = VOID_COLOR;
   }
 
-  // Distinct values among both sides' colours (ids >= 1).
-  size_t distinct(const std::vector<uint64_t>& ca, const std::vector<uint64_t>& cb) {
-    size_t n = ca.size() + cb.size();
+  // Distinct colours among both sides' refined types.
+  size_t distinct() {
+    size_t n = a_.refined.size() + b_.refined.size();
     size_t cap = 1024;
     while (cap < n * 2) cap *= 2;
     table_.assign(cap, 0);
     size_t mask = cap - 1, count = 0;
-    for (const auto* c : {&ca, &cb})
-      for (size_t id = 1; id < c->size(); ++id) {
-        uint64_t v = (*c)[id] | 1;  // 0 marks an empty slot
+    for (const Side* s : {&a_, &b_})
+      for (uint32_t id : s->refined) {
+        uint64_t v = s->color[id] | 1;  // 0 marks an empty slot
         for (size_t i = (v ^ (v >> 31)) & mask;; i = (i + 1) & mask) {
           if (table_[i] == v) break;
           if (table_[i] == 0) {
@@ -161,20 +238,23 @@ class Differ {
     return count;
   }
 
-  // Colour refinement until the partition of both sides' types is stable.
+  // Colour refinement of the types on or above cycles until the partition
+  // of both sides' types is stable.
   void refine_colors() {
-    a_.color = a_.local;
-    b_.color = b_.local;
-    std::vector<uint64_t> na(a_.end), nb(b_.end);
-    size_t classes = distinct(a_.color, b_.color);
-    for (size_t round = 0; round < a_.end + b_.end; ++round) {
+    for (Side* s : {&a_, &b_}) fix_acyclic(*s);
+    std::vector<uint64_t> na = a_.color, nb = b_.color;
+    size_t classes = distinct();
+    size_t work = 0, budget = size_t{4} << 30;
+    for (;;) {
       sweep(a_, a_.color, na);
       sweep(b_, b_.color, nb);
       std::swap(a_.color, na);
       std::swap(b_.color, nb);
-      size_t now = distinct(a_.color, b_.color);
+      size_t now = distinct();
       if (now == classes) break;
       classes = now;
+      work += a_.refined.size() + b_.refined.size();
+      if (work > budget) throw Error("BTF diff: type graph cycles too long to compare");
     }
   }
 

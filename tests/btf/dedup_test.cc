@@ -245,6 +245,22 @@ TEST(Dedup, IdenticalTwinPointersMergeFromLibbpf16) {
   EXPECT_EQ(kind_counts(newer)[static_cast<int>(Kind::Ptr)], 1u);
 }
 
+// A stranger's table can chain pointer after pointer: dedup and diff
+// recurse along it and must not run out of stack (two 200k-long chains
+// collapse into one).
+TEST(Dedup, DeepPointerChainDoesNotExhaustTheStack) {
+  Btf b;
+  for (int copy = 0; copy < 2; ++copy) {
+    TypeId t = b.add_int("int", 4, INT_SIGNED);
+    for (int i = 0; i < 200000; ++i) t = b.add_ptr(t);
+  }
+  Btf out = read_raw(write_raw(b));
+  dedup(out);
+  EXPECT_EQ(out.type_count(), 200001u);
+  EXPECT_TRUE(diff(out, out).equivalent);
+  EXPECT_FALSE(diff(b, out).equivalent);
+}
+
 // Split BTF: base types never change; new types equal to base types map to
 // them, and a split FWD resolves to a base struct.
 TEST(Dedup, SplitMapsNewTypesToBase) {
