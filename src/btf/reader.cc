@@ -33,7 +33,8 @@ bool valid_identifier(std::string_view s) {
   if (s.empty() || s.size() > MAX_NAME_LEN) return false;
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    bool ok = (i == 0 ? std::isalpha(c) : std::isalnum(c)) || c == '_' || c == '.';
+    bool alpha = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';  // ASCII, as the kernel's C locale
+    bool ok = alpha || (i > 0 && c >= '0' && c <= '9') || c == '_' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -43,7 +44,7 @@ bool valid_identifier(std::string_view s) {
 bool valid_section_name(std::string_view s) {
   if (s.empty() || s.size() > MAX_NAME_LEN) return false;
   for (char c : s)
-    if (!std::isprint(static_cast<unsigned char>(c))) return false;
+    if (c < 0x20 || c > 0x7e) return false;  // isprint in the C locale
   return true;
 }
 
@@ -79,15 +80,26 @@ class Validator {
     throw Error(std::string(section_), offset_of(id, word), describe(id) + ": " + what);
   }
 
-  void check_name_off(TypeId id, uint32_t word, uint32_t off, const std::string& what) const {
+  // Message prefixes are built only when a check fails: `what` is a string
+  // or a callable returning one (checks run for every member of vmlinux).
+  static std::string text(const char* s) { return s; }
+  static std::string text(const std::string& s) { return s; }
+  template <typename F>
+  static std::string text(const F& f) {
+    return f();
+  }
+
+  template <typename What>
+  void check_name_off(TypeId id, uint32_t word, uint32_t off, const What& what) const {
     if (!btf_.valid_str_off(off))
-      fail(id, word, what + "name offset " + std::to_string(off) + " out of range (strings end at " +
+      fail(id, word, text(what) + "name offset " + std::to_string(off) + " out of range (strings end at " +
                          std::to_string(btf_.end_str_off()) + ")");
   }
 
-  void check_id(TypeId id, uint32_t word, uint32_t ref, const std::string& what) const {
+  template <typename What>
+  void check_id(TypeId id, uint32_t word, uint32_t ref, const What& what) const {
     if (ref >= btf_.end_id())
-      fail(id, word, what + "type id " + std::to_string(ref) + " out of range (last id is " +
+      fail(id, word, text(what) + "type id " + std::to_string(ref) + " out of range (last id is " +
                          std::to_string(btf_.end_id() - 1) + ")");
   }
 
@@ -164,17 +176,17 @@ class Validator {
         uint64_t size_bits = uint64_t{rec[2]} * 8;
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + 3 * i;
-          check_name_off(id, w, rec[w], "member " + std::to_string(i) + " ");
-          std::string what = "member '" + name_text(rec[w]) + "' ";
-          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what + "has an invalid name");
+          check_name_off(id, w, rec[w], [&] { return "member " + std::to_string(i) + " "; });
+          auto what = [&] { return "member '" + name_text(rec[w]) + "' "; };
+          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
-          if (rec[w + 1] == 0) fail(id, w + 1, what + "has type void");
+          if (rec[w + 1] == 0) fail(id, w + 1, what() + "has type void");
           uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
           uint32_t bits = kflag ? rec[w + 2] >> 24 : 0;
-          if (kind == Kind::Union && off) fail(id, w + 2, what + "of a union at non-zero bit offset " + std::to_string(off));
+          if (kind == Kind::Union && off) fail(id, w + 2, what() + "of a union at non-zero bit offset " + std::to_string(off));
           // ">" rather than ">=": a last member may be a zero-length array.
           if (uint64_t{off} + bits > size_bits)
-            fail(id, w + 2, what + "at bit " + std::to_string(off) + " lies past the end (size " +
+            fail(id, w + 2, what() + "at bit " + std::to_string(off) + " lies past the end (size " +
                                 std::to_string(rec[2]) + ")");
         }
         break;
@@ -187,7 +199,7 @@ class Validator {
         uint32_t stride = kind == Kind::Enum ? 2 : 3;
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + stride * i;
-          check_name_off(id, w, rec[w], "value " + std::to_string(i) + " ");
+          check_name_off(id, w, rec[w], [&] { return "value " + std::to_string(i) + " "; });
           if (!valid_identifier(rec[w] ? btf_.str(rec[w]) : ""))
             fail(id, w, "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'");
         }
@@ -207,12 +219,12 @@ class Validator {
         check_id(id, 2, rec[2], "return ");
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + 2 * i;
-          check_name_off(id, w, rec[w], "param " + std::to_string(i) + " ");
-          std::string what = "param " + std::to_string(i) + " '" + name_text(rec[w]) + "' ";
-          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what + "has an invalid name");
+          check_name_off(id, w, rec[w], [&] { return "param " + std::to_string(i) + " "; });
+          auto what = [&] { return "param " + std::to_string(i) + " '" + name_text(rec[w]) + "' "; };
+          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           // Only a last, unnamed param may be void: the "..." of varargs.
-          if (rec[w + 1] == 0 && (i + 1 != vlen || rec[w])) fail(id, w + 1, what + "has type void");
+          if (rec[w + 1] == 0 && (i + 1 != vlen || rec[w])) fail(id, w + 1, what() + "has type void");
         }
         break;
       }
@@ -230,20 +242,20 @@ class Validator {
         uint32_t prev = 0;
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + 3 * i;
-          std::string what = "variable " + std::to_string(i) + " ";
+          auto what = [&] { return "variable " + std::to_string(i) + " "; };
           check_id(id, w, rec[w], what);
-          if (rec[w] == 0) fail(id, w, what + "has type void");
+          if (rec[w] == 0) fail(id, w, what() + "has type void");
           uint32_t off = rec[w + 1], size = rec[w + 2];
           if (off < prev)
-            fail(id, w + 1, what + "at offset " + std::to_string(off) + " is not sorted (previous at " +
+            fail(id, w + 1, what() + "at offset " + std::to_string(off) + " is not sorted (previous at " +
                                 std::to_string(prev) + ")");
-          if (size == 0) fail(id, w + 2, what + "has size 0");
+          if (size == 0) fail(id, w + 2, what() + "has size 0");
           prev = off;
           uint64_t end = uint64_t{off} + size;
           // Size 0 is a BPF object file's section before libbpf fills in
           // sizes and offsets at load time (clang writes it so).
           if (end > rec[2] && rec[2] != 0)
-            fail(id, w + 1, what + "at offset " + std::to_string(off) + " size " + std::to_string(size) +
+            fail(id, w + 1, what() + "at offset " + std::to_string(off) + " size " + std::to_string(size) +
                                 " runs past the section's size " + std::to_string(rec[2]));
         }
         break;
@@ -391,24 +403,24 @@ class Validator {
           uint32_t w = 3 + 3 * i;
           TypeId t = rec[w + 1];
           Kind mk = kind_of(skip_modifiers(t));
-          std::string what = "member '" + name_text(rec[w]) + "' ";
+          auto what = [&] { return "member '" + name_text(rec[w]) + "' "; };
           // By value, so it needs a size: no FWD (the kernel's "Invalid member").
           if (is_not_a_type(kind_of(t)) || is_not_a_type(mk) || mk == Kind::FuncProto || mk == Kind::Fwd)
-            bad_target(w + 1, t, what);
+            bad_target(w + 1, t, what());
           uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
           uint32_t bits = kflag ? rec[w + 2] >> 24 : 0;
           if (bits) {
             if (mk != Kind::Int && mk != Kind::Enum && mk != Kind::Enum64)
-              fail(id, w + 2, what + "is a bitfield of a " + std::string(kind_name(mk)));
+              fail(id, w + 2, what() + "is a bitfield of a " + std::string(kind_name(mk)));
             continue;
           }
           if (off % 8) {
-            if (mk != Kind::Int) fail(id, w + 2, what + "is not byte aligned");
+            if (mk != Kind::Int) fail(id, w + 2, what() + "is not byte aligned");
             continue;  // an old-style bitfield: the INT's nr_bits say how wide
           }
           auto size = size_of(t);
           if (size && off / 8 + *size > rec[2])
-            fail(id, w + 2, what + "(" + std::to_string(*size) + " bytes at byte " + std::to_string(off / 8) +
+            fail(id, w + 2, what() + "(" + std::to_string(*size) + " bytes at byte " + std::to_string(off / 8) +
                                 ") runs past the end (size " + std::to_string(rec[2]) + ")");
         }
         break;
