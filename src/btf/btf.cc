@@ -176,7 +176,7 @@ void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets,
 
 TypeId Btf::push(uint32_t name_off, uint32_t info, uint32_t size_or_type) {
   TypeId id = end_id();
-  if (id > MAX_TYPE) bad_argument("more than " + std::to_string(MAX_TYPE) + " types");
+  if (id > MAX_BUILD_TYPES) bad_argument("more than " + std::to_string(MAX_BUILD_TYPES) + " types");
   offsets_.push_back(static_cast<uint32_t>(words_.size()));
   words_.push_back(name_off);
   words_.push_back(info);

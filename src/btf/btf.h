@@ -43,7 +43,10 @@ using TypeId = uint32_t;
 inline constexpr uint16_t MAGIC = 0xeB9F;
 inline constexpr uint8_t FORMAT_VERSION = 1;
 inline constexpr uint32_t HEADER_SIZE = 24;
-inline constexpr uint32_t MAX_TYPE = 0x000fffff;         // largest type id
+inline constexpr uint32_t MAX_TYPE = 0x000fffff;         // largest type id the kernel loads
+// libbpf's BTF_MAX_NR_TYPES: a table being built (an encoder's merged units
+// before dedup: millions of types for vmlinux) may hold this many.
+inline constexpr uint32_t MAX_BUILD_TYPES = 0x7fffffff;
 inline constexpr uint32_t MAX_NAME_OFFSET = 0x00ffffff;  // largest string offset
 inline constexpr uint32_t MAX_VLEN = 0xffff;
 

@@ -15,8 +15,8 @@ TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids) {
   if (!base_ids.empty() && base_ids.size() < unit_start)
     throw Error("BTF append: base id map has " + std::to_string(base_ids.size()) + " entries, need " +
                 std::to_string(unit_start));
-  if (uint64_t{first} + unit.type_count() - 1 > MAX_TYPE)
-    throw Error("BTF append: more than " + std::to_string(MAX_TYPE) + " types");
+  if (uint64_t{first} + unit.type_count() - 1 > MAX_BUILD_TYPES)
+    throw Error("BTF append: more than " + std::to_string(MAX_BUILD_TYPES) + " types");
 
   uint32_t str_start = unit.start_str_off();
   std::vector<uint32_t> str_cache(unit.strings().size(), UINT32_MAX);

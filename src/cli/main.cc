@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
+#include <string_view>
 
 #include "base/error.h"
 #include "cli/command.h"
@@ -26,7 +28,30 @@ void print_help(std::FILE* out) {
 RegisterCommand::RegisterCommand(Command c) { registry().push_back(c); }
 const std::vector<Command>& commands() { return registry(); }
 
+int run_pahole(Args args);  // encode.cc
+
+namespace {
+// Pahole mode (btfc installed or symlinked as `pahole`): argv is pahole's.
+int pahole_main(int argc, char** argv) {
+  try {
+    return run_pahole(Args(argv + 1, argc - 1));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "pahole (btfc): %s\n", e.message.c_str());
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "pahole (btfc): %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "pahole (btfc): out of memory\n");
+    return 1;
+  }
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  std::string_view self = argc > 0 ? argv[0] : "";
+  if (size_t slash = self.rfind('/'); slash != std::string_view::npos) self.remove_prefix(slash + 1);
+  if (self == "pahole") return pahole_main(argc, argv);
   if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_help(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -1,0 +1,63 @@
+// `btfc encode [FLAGS] FILE`: DWARF to BTF with pahole 1.31's flags, and
+// pahole mode: when btfc runs under the name `pahole` (a symlink), it takes
+// pahole's command line as a kernel build passes it (`pahole -J ...`,
+// `pahole --version`) and refuses, by name, any pahole option it does not
+// implement (exit status 2), so a build never gets different output
+// silently.
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "base/timer.h"
+#include "cli/command.h"
+#include "convert/encode.h"
+#include "convert/options.h"
+
+namespace btfc::cli {
+
+namespace {
+
+int run(Args args, bool pahole_mode) {
+  std::vector<std::string_view> list(args.begin(), args.end());
+  convert::EncodeOptions o;
+  try {
+    convert::parse_encode_args(list, o, pahole_mode);
+  } catch (const convert::OptionError& e) {
+    throw UsageError{e.what()};
+  }
+  switch (o.action) {
+    case convert::Action::SupportedFeatures:
+      std::printf("%s\n", convert::supported_btf_features().c_str());
+      return 0;
+    case convert::Action::Version:
+      std::printf(pahole_mode ? "v1.31\n" : "btfc 0.1.0 (follows pahole v1.31)\n");
+      return 0;
+    case convert::Action::NumericVersion:
+      std::printf("131\n");
+      return 0;
+    case convert::Action::Encode:
+      break;
+  }
+  convert::EncodeStats s = convert::encode(o);
+  if (o.stats) {
+    std::fprintf(stderr, "units        %zu (%zu skipped)\n", s.units, s.units_skipped);
+    std::fprintf(stderr, "DIEs         %llu\n", static_cast<unsigned long long>(s.dies));
+    std::fprintf(stderr, "types        %llu before dedup, %llu after\n",
+                 static_cast<unsigned long long>(s.types_before_dedup),
+                 static_cast<unsigned long long>(s.types_after_dedup));
+    print_phase_stats(stderr);
+  }
+  return 0;
+}
+
+int run_encode(Args args) { return run(args, false); }
+
+RegisterCommand reg{{"encode", "encode [-J] [--btf_encode_detached=OUT] [--btf_base=BASE] [-j[N]] [--btf_features=LIST] "
+                               "[pahole flags] [--stats] FILE",
+                     "DWARF to BTF as pahole 1.31 -J does", run_encode}};
+
+}  // namespace
+
+int run_pahole(Args args) { return run(args, true); }
+
+}  // namespace btfc::cli

@@ -1,0 +1,146 @@
+// The encoder's passes (see encode.h). Each pass is a block with its
+// PhaseTimer; the only parallel one is the per-unit conversion.
+#include "convert/encode.h"
+
+#include <memory>
+#include <optional>
+
+#include "base/atomic_file.h"
+#include "base/parallel.h"
+#include "base/timer.h"
+#include "btf/dedup.h"
+#include "btf/merge.h"
+#include "btf/reader.h"
+#include "btf/writer.h"
+#include "convert/unit_types.h"
+#include "dwarf/dwarf_file.h"
+#include "elf/elf_file.h"
+#include "elf/write_section.h"
+
+namespace btfc::convert {
+
+namespace {
+
+// pahole skips partial units (dwz) and skeleton units (split DWARF) with a
+// warning, and drops units of excluded languages entirely (1.1).
+bool skip_unit(const dwarf::Unit& u, const EncodeOptions& o) {
+  if (u.root_tag == 0) return true;
+  if (u.root_tag == dwarf::DW_TAG_partial_unit || u.root_tag == dwarf::DW_TAG_skeleton_unit) return true;
+  return language_excluded(o, u.language);
+}
+
+btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, EncodeStats& stats) {
+  std::optional<dwarf::DwarfFile> dw;
+  std::optional<FunctionIndex> functions;
+  std::optional<VariableIndex> variables;
+  {
+    PhaseTimer t("read");
+    dw.emplace(elf);
+    functions.emplace(FunctionIndex::build(elf, o));  // funcs:
+    variables.emplace(VariableIndex::build(elf, o));  // funcs:
+  }
+
+  const std::vector<dwarf::Unit>& units = dw->units();
+  std::vector<UnitResult> results(units.size());
+  {
+    PhaseTimer t("convert");
+    parallel_for(units.size(), [&](size_t i) {
+      UnitResult& r = results[i];
+      if (skip_unit(units[i], o)) {
+        r.skipped = true;
+        return;
+      }
+      UnitContext ctx{elf, *dw, units[i], o, i};
+      UnitTypes types(ctx, r.types);
+      types.convert_all();
+      collect_functions(ctx, *functions, types, r.funcs);  // funcs:
+      collect_variables(ctx, *variables, types, r.vars);   // funcs:
+      r.dies = types.dies_walked();
+    });
+  }
+
+  btf::Btf out = base ? btf::Btf(base) : btf::Btf();
+  std::vector<UnitIds> ids(units.size());
+  std::vector<std::vector<FuncCandidate>> funcs(units.size());
+  std::vector<std::vector<VarCandidate>> vars(units.size());
+  {
+    PhaseTimer t("merge");
+    size_t words = 0, strings = 0, types = 0;
+    for (const UnitResult& r : results) {
+      words += r.types.words().size();
+      strings += r.types.strings().size();
+      types += r.types.type_count();
+    }
+    out.reserve(types, words, strings / 4);
+    for (size_t i = 0; i < results.size(); ++i) {
+      UnitResult& r = results[i];
+      stats.units++;
+      if (r.skipped) {
+        stats.units_skipped++;
+        continue;
+      }
+      stats.dies += r.dies;
+      ids[i].first = btf::append(out, r.types);
+      r.types = btf::Btf();  // free the unit's table as soon as it is merged
+      funcs[i] = std::move(r.funcs);
+      vars[i] = std::move(r.vars);
+    }
+  }
+  {
+    PhaseTimer t("funcs");
+    emit_functions(*functions, funcs, ids, out, o);   // funcs:
+    emit_variables(*variables, vars, ids, out, o);    // funcs:
+  }
+  stats.types_before_dedup = out.type_count();
+  {
+    PhaseTimer t("dedup");
+    if (out.type_count()) btf::dedup(out);
+  }
+  stats.types_after_dedup = out.type_count();
+  return out;
+}
+
+}  // namespace
+
+btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* stats) {
+  EncodeStats local;
+  std::unique_ptr<elf::ElfFile> elf;
+  try {
+    elf = elf::ElfFile::open(o.input);
+    return build(o, *elf, base, stats ? *stats : local);
+  } catch (Error& e) {
+    e.with_file(o.input);
+    throw;
+  }
+}
+
+EncodeStats encode(const EncodeOptions& o) {
+  EncodeStats stats;
+  set_jobs(o.jobs);
+  std::optional<btf::Btf> base;
+  if (!o.base_path.empty()) {
+    PhaseTimer t("base");
+    base = btf::read_file(o.base_path);
+  }
+  std::unique_ptr<elf::ElfFile> elf;
+  try {
+    elf = elf::ElfFile::open(o.input);
+    btf::Btf out = build(o, *elf, base ? &*base : nullptr, stats);
+    // pahole writes nothing when there is nothing to encode (1.2).
+    if (out.type_count() == 0) return stats;
+    PhaseTimer t("write");
+    std::vector<uint8_t> bytes = btf::write_raw(out, elf->big_endian());
+    if (!o.detached_path.empty()) {
+      write_file_atomic(o.detached_path, bytes);
+    } else {
+      elf::write_with_section(*elf, ".BTF", bytes, o.input);
+    }
+    stats.written = true;
+  } catch (Error& e) {
+    e.with_file(o.input);
+    throw;
+  }
+  return stats;
+}
+
+}  // namespace btfc::convert

@@ -1,0 +1,292 @@
+// pahole 1.31's encoding options: the --btf_features table and the
+// command-line parser (pahole-rules.md sections 5.1 and 5.2). The parser
+// accepts argp's spellings pahole users write: `--opt=V` and `--opt V` for
+// options with a mandatory value, `-jN`/`--jobs=N` only attached for the
+// optional one, short flags bundled as `-Jj`.
+#include "convert/options.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace btfc::convert {
+
+namespace {
+
+struct Feature {
+  std::string_view name;
+  bool EncodeOptions::*field;
+  bool in_default;
+};
+
+// pahole's table order (what --supported_btf_features prints).
+constexpr Feature kFeatures[] = {
+    {"encode_force", &EncodeOptions::encode_force, true},
+    {"var", &EncodeOptions::var, true},
+    {"float", &EncodeOptions::float_, true},
+    {"decl_tag", &EncodeOptions::decl_tag, true},
+    {"type_tag", &EncodeOptions::type_tag, true},
+    {"enum64", &EncodeOptions::enum64, true},
+    {"optimized_func", &EncodeOptions::optimized_func, true},
+    {"consistent_func", &EncodeOptions::consistent_func, true},
+    {"decl_tag_kfuncs", &EncodeOptions::decl_tag_kfuncs, true},
+    {"reproducible_build", &EncodeOptions::reproducible_build, false},
+    {"distilled_base", &EncodeOptions::distilled_base, false},
+    {"global_var", &EncodeOptions::global_var, false},
+    {"attributes", &EncodeOptions::attributes, false},
+};
+
+struct Language {
+  std::string_view name;
+  uint16_t code;
+};
+
+// pahole's names: DW_LANG_* lowercased without the prefix; "asm" for
+// DW_LANG_Mips_Assembler (what gas writes for .S files).
+constexpr Language kLanguages[] = {
+    {"c89", 0x01}, {"c", 0x02}, {"ada83", 0x03}, {"c++", 0x04}, {"cobol74", 0x05}, {"cobol85", 0x06},
+    {"fortran77", 0x07}, {"fortran90", 0x08}, {"pascal83", 0x09}, {"modula2", 0x0a}, {"java", 0x0b},
+    {"c99", 0x0c}, {"ada95", 0x0d}, {"fortran95", 0x0e}, {"pli", 0x0f}, {"objc", 0x10}, {"objc++", 0x11},
+    {"upc", 0x12}, {"d", 0x13}, {"python", 0x14}, {"opencl", 0x15}, {"go", 0x16}, {"modula3", 0x17},
+    {"haskell", 0x18}, {"c++03", 0x19}, {"c++11", 0x1a}, {"ocaml", 0x1b}, {"rust", 0x1c}, {"c11", 0x1d},
+    {"swift", 0x1e}, {"julia", 0x1f}, {"dylan", 0x20}, {"c++14", 0x21}, {"fortran03", 0x22},
+    {"fortran08", 0x23}, {"renderscript", 0x24}, {"bliss", 0x25}, {"asm", 0x8001},
+};
+
+void split_list(std::string_view list, std::vector<std::string>& out) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+void check_languages(const std::vector<std::string>& names, const char* option) {
+  for (const std::string& n : names)
+    if (language_code(n) < 0) throw OptionError(std::string(option) + ": unknown language '" + n + "'");
+}
+
+// pahole options btfc does not implement. In pahole mode they are named in
+// the error rather than being silently ignored: a kernel build that passes
+// one would otherwise get different BTF without noticing.
+constexpr std::string_view kPaholeOnly[] = {
+    "-a", "--anon_include", "-A", "--nested_anon_include", "-B", "--bit_holes", "--classes_as_structs",
+    "--compile", "--contains_enumerator", "--count", "-c", "--cacheline_size", "-C", "--class_name", "-d",
+    "--recursive", "-D", "--decl_exclude", "-E", "--expand_types", "--first_obj_only",
+    "--fixup_silly_bitfields", "--flat_arrays", "-f", "--find_pointers_to", "-F", "--format_path",
+    "--hashbits", "--header_type", "--hex", "-H", "--holes", "-i", "--contains", "-I", "--show_decl_info",
+    "-l", "--show_first_biggest_size_base_type_member", "-m", "--nr_methods", "-M",
+    "--show_only_data_members", "-n", "--nr_members", "-N", "--class_name_len", "--packed", "--padding_ge",
+    "--prettify", "--ptr_table_stats", "-p", "--expand_pointers", "-P", "--packable", "--range",
+    "--running_kernel_vmlinux", "-r", "--rel_offset", "-R", "--reorganize", "--seek_bytes",
+    "--show_private_classes", "--size_bytes", "--skip", "--skip_emitting_atomic_typedefs",
+    "--skip_missing", "--sort", "--structs", "--suppress_aligned_attribute", "--suppress_force_paddings",
+    "--suppress_packed", "-s", "--sizes", "-S", "--show_reorg_steps", "-t", "--separator", "-T",
+    "--nr_definitions", "--unions", "-u", "--defined_in", "--with_embedded_flexible_array",
+    "--with_flexible_array", "-w", "--word_size", "-x", "--exclude", "-X", "--cu_exclude", "-y",
+    "--prefix_filter", "-z", "--hole_size_ge", "-Z", "--ctf_encode", "-e", "--expand"};
+
+}  // namespace
+
+std::string supported_btf_features() {
+  std::string s;
+  for (const Feature& f : kFeatures) {
+    if (!s.empty()) s += ',';
+    s += f.name;
+  }
+  return s;
+}
+
+int language_code(std::string_view name) {
+  for (const Language& l : kLanguages)
+    if (l.name == name) return l.code;
+  return -1;
+}
+
+bool language_excluded(const EncodeOptions& o, uint16_t lang) {
+  auto in = [&](const std::vector<std::string>& list) {
+    for (const std::string& n : list)
+      if (language_code(n) == lang) return true;
+    return false;
+  };
+  if (!o.lang_include.empty() && !in(o.lang_include)) return true;
+  return in(o.lang_exclude);
+}
+
+void apply_btf_features(std::string_view list, EncodeOptions& o, bool strict) {
+  if (!o.btf_features_seen) {
+    // The first --btf_features resets every switch: a feature not listed
+    // is off, even the legacy defaults (var, decl_tag, type_tag, enum64).
+    for (const Feature& f : kFeatures) o.*f.field = false;
+    o.btf_features_seen = true;
+  }
+  std::string_view rest = list;
+  if (!rest.empty() && rest[0] == '+') {
+    for (const Feature& f : kFeatures)
+      if (f.in_default) o.*f.field = true;
+    rest.remove_prefix(1);
+  }
+  std::vector<std::string> names;
+  split_list(rest, names);
+  for (const std::string& n : names) {
+    if (n == "default") {
+      for (const Feature& f : kFeatures)
+        if (f.in_default) o.*f.field = true;
+      continue;
+    }
+    bool known = false;
+    for (const Feature& f : kFeatures) {
+      if (f.name == n) {
+        o.*f.field = true;
+        known = true;
+      }
+    }
+    if (!known && strict)
+      throw OptionError("Feature '" + n + "' in '" + std::string(list) +
+                        "' is not supported.  Supported BTF features are:\n" + supported_btf_features());
+  }
+}
+
+void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions& o, bool pahole_mode) {
+  if (const char* env = std::getenv("PAHOLE_LANG_EXCLUDE")) split_list(env, o.lang_exclude);
+  auto parse_jobs = [&](std::string_view v) {
+    if (v.empty()) {
+      o.jobs = 0;
+      return;
+    }
+    unsigned n = 0;
+    for (char c : v) {
+      if (c < '0' || c > '9' || n > 100000) throw OptionError("-j: '" + std::string(v) + "' is not a number");
+      n = n * 10 + static_cast<unsigned>(c - '0');
+    }
+    o.jobs = n;  // 0 means every core, as pahole's default
+  };
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view a = args[i];
+    // Splits "--name=value"; `value_of` also takes the next argument for
+    // options whose value is mandatory.
+    std::string_view name = a, value;
+    bool has_value = false;
+    if (a.size() > 2 && a.substr(0, 2) == "--") {
+      size_t eq = a.find('=');
+      if (eq != std::string_view::npos) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+        has_value = true;
+      }
+    }
+    auto value_of = [&]() -> std::string_view {
+      if (has_value) return value;
+      if (i + 1 == args.size()) throw OptionError(std::string(name) + " needs a value");
+      return args[++i];
+    };
+    auto no_value = [&] {
+      if (has_value) throw OptionError(std::string(name) + " takes no value");
+    };
+
+    if (a == "--") {
+      for (++i; i < args.size(); ++i) {
+        if (!o.input.empty()) throw OptionError("more than one FILE");
+        o.input = args[i];
+      }
+      break;
+    }
+    if (a.empty() || a[0] != '-' || a == "-") {
+      if (!o.input.empty()) throw OptionError("more than one FILE ('" + o.input + "', '" + std::string(a) + "')");
+      o.input = a;
+      continue;
+    }
+    if (a.size() >= 2 && a[1] != '-') {
+      // Short options, possibly bundled: -J, -j[N], -V.
+      for (size_t k = 1; k < a.size(); ++k) {
+        char c = a[k];
+        if (c == 'J') {
+          continue;
+        } else if (c == 'V') {
+          o.verbose = true;
+        } else if (c == 'j') {
+          parse_jobs(a.substr(k + 1));
+          break;
+        } else {
+          std::string opt = std::string("-") + c;
+          if (pahole_mode)
+            throw OptionError("pahole option " + opt + " is not supported by btfc (only BTF encoding is)");
+          throw OptionError("unknown option '" + opt + "'");
+        }
+      }
+      continue;
+    }
+
+    if (name == "--btf_encode") {
+      no_value();
+    } else if (name == "--btf_encode_detached") {
+      o.detached_path = value_of();
+    } else if (name == "--btf_base") {
+      o.base_path = value_of();
+    } else if (name == "--jobs") {
+      parse_jobs(has_value ? value : std::string_view());
+    } else if (name == "--btf_features" || name == "--features") {
+      apply_btf_features(value_of(), o, false);
+    } else if (name == "--btf_features_strict") {
+      apply_btf_features(value_of(), o, true);
+    } else if (name == "--supported_btf_features") {
+      o.action = Action::SupportedFeatures;
+    } else if (name == "--version") {
+      o.action = Action::Version;
+    } else if (name == "--numeric_version") {
+      o.action = Action::NumericVersion;
+    } else if (name == "--btf_gen_floats") {
+      o.float_ = true;
+    } else if (name == "--btf_gen_optimized") {
+      o.optimized_func = true;
+    } else if (name == "--btf_gen_all") {
+      // 1.31 passes the word "all" to its feature parser, which resets every
+      // switch and enables nothing (fixed in 1.32). That silently drops
+      // VARs; btfc takes the intent instead: every default feature.
+      apply_btf_features("default", o, false);
+    } else if (name == "--btf_encode_force") {
+      o.encode_force = true;
+    } else if (name == "--btf_attributes") {
+      o.attributes = true;
+    } else if (name == "--skip_encoding_btf_vars") {
+      o.var = false;
+    } else if (name == "--skip_encoding_btf_decl_tag") {
+      o.decl_tag = false;
+    } else if (name == "--skip_encoding_btf_type_tag") {
+      o.type_tag = false;
+    } else if (name == "--skip_encoding_btf_enum64") {
+      o.enum64 = false;
+    } else if (name == "--skip_encoding_btf_inconsistent_proto") {
+      o.consistent_func = true;
+    } else if (name == "--encode_btf_global_vars") {
+      o.global_var = true;
+    } else if (name == "--reproducible_build") {
+      o.reproducible_build = true;
+    } else if (name == "--lang") {
+      split_list(value_of(), o.lang_include);
+      check_languages(o.lang_include, "--lang");
+    } else if (name == "--lang_exclude") {
+      split_list(value_of(), o.lang_exclude);
+      check_languages(o.lang_exclude, "--lang_exclude");
+    } else if (name == "--kabi_prefix") {
+      o.kabi_prefix = value_of();
+    } else if (name == "--stats") {
+      o.stats = true;
+    } else if (name == "--verbose") {
+      o.verbose = true;
+    } else if (name == "--quiet") {
+      // nothing is printed on success anyway
+    } else {
+      bool pahole_option = false;
+      for (std::string_view p : kPaholeOnly) pahole_option |= (p == name);
+      if (pahole_option)
+        throw OptionError("pahole option " + std::string(name) + " is not supported by btfc (only BTF encoding is)");
+      throw OptionError("unknown option '" + std::string(name) + "'");
+    }
+  }
+  if (o.action == Action::Encode && o.input.empty()) throw OptionError("missing FILE");
+}
+
+}  // namespace btfc::convert

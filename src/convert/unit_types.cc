@@ -1,0 +1,467 @@
+// DWARF type DIEs to BTF records, pahole 1.31's rules (pahole-rules.md
+// section 2; the section numbers below refer to it). See unit_types.h for
+// the two-pass structure.
+#include "convert/unit_types.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace btfc::convert {
+
+using namespace dwarf;
+using btf::TypeId;
+
+namespace {
+
+constexpr uint32_t DW_TAG_interface_type = 0x38;  // DWARF 3
+constexpr uint32_t DW_TAG_string_type = 0x12;
+constexpr uint8_t DW_ATE_imaginary_float = 0x09;
+
+// DIEs pahole's loader puts in a unit's type table (1.1 "Which DIEs").
+bool is_type_tag(uint32_t tag) {
+  switch (tag) {
+    case DW_TAG_base_type: case DW_TAG_pointer_type: case DW_TAG_typedef: case DW_TAG_structure_type:
+    case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type: case DW_TAG_enumeration_type:
+    case DW_TAG_array_type: case DW_TAG_subroutine_type: case DW_TAG_const_type: case DW_TAG_volatile_type:
+    case DW_TAG_restrict_type: case DW_TAG_atomic_type: case DW_TAG_ptr_to_member_type:
+    case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type: case DW_TAG_string_type:
+    case DW_TAG_unspecified_type:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// DIEs whose children pahole's loader visits for nested types: the unit,
+// structs, subroutine types, function bodies with their blocks and inlined
+// calls, namespaces. The children of anything else (array subranges,
+// enumerators, qualifiers) never hold types it would see.
+bool has_nested_types(uint32_t tag) {
+  switch (tag) {
+    case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type:
+    case DW_TAG_subroutine_type: case DW_TAG_subprogram: case DW_TAG_lexical_block:
+    case DW_TAG_inlined_subroutine: case DW_TAG_namespace: case DW_TAG_compile_unit:
+    case DW_TAG_partial_unit: case DW_TAG_type_unit:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_annotation(uint32_t tag) { return tag == DW_TAG_LLVM_annotation; }
+
+}  // namespace
+
+UnitTypes::UnitTypes(const UnitContext& ctx, btf::Btf& out) : ctx_(ctx), out_(out) {}
+
+[[noreturn]] void UnitTypes::fail(const Die& die, const std::string& what) const {
+  throw Error(std::string(die.unit->section_name()), die.section_offset(), what);
+}
+
+std::string_view UnitTypes::kabi(std::string_view name) const {
+  const std::string& p = ctx_.options.kabi_prefix;
+  if (!p.empty() && name.size() > p.size() && name.substr(0, p.size()) == p) return p;
+  return name;
+}
+
+TypeId UnitTypes::reserve(uint64_t offset, uint32_t what) {
+  if (pending_.size() >= btf::MAX_TYPE) throw Error("unit has more than " + std::to_string(btf::MAX_TYPE) + " types");
+  pending_.push_back({offset, what, 0, 0});
+  return static_cast<TypeId>(pending_.size());
+}
+
+// Pass 1: number the type DIEs in pahole's table order (post-order for
+// nested types). Only tags are decoded, except for base types (to find
+// `int`) and annotations (to tell type tags from other annotations).
+void UnitTypes::number_unit() {
+  const DwarfFile& dw = ctx_.dwarf;
+  DieCursor cursor(dw, ctx_.unit);
+  struct Open {
+    unsigned depth;
+    uint32_t tag;
+    int64_t slot;        // index into slots_ of a type to number when it closes, -1 otherwise
+    uint64_t offset;
+    TypeId last_tag;     // pointers: the last btf_type_tag child's id
+  };
+  std::vector<Open> stack;
+  auto close = [&]() {
+    Open& o = stack.back();
+    if (o.slot >= 0) {
+      TypeId id = reserve(o.offset, kType);
+      pending_.back().link = o.last_tag;
+      slots_[static_cast<size_t>(o.slot)].id = id;
+    }
+    stack.pop_back();
+  };
+  Die die;
+  bool type_tags = ctx_.options.type_tag;
+  while (cursor.next(die)) {
+    ++dies_walked_;
+    unsigned depth = cursor.depth();
+    while (!stack.empty() && stack.back().depth >= depth) close();
+    uint32_t tag = die.tag;
+    if (depth == 0) {
+      stack.push_back({0, tag, -1, die.offset, 0});
+      continue;
+    }
+    int64_t slot = -1;
+    if (is_type_tag(tag)) {
+      slots_.push_back({die.offset, 0});
+      // unspecified_type (2.11) stays 0: void, and no id of its own.
+      if (tag != DW_TAG_unspecified_type) slot = static_cast<int64_t>(slots_.size() - 1);
+      if (tag == DW_TAG_array_type) has_array_ = true;
+      if (tag == DW_TAG_base_type && !has_int_ && dw.attrs(die).name == "int") {
+        has_int_ = true;  // the first `int` is the index type of the unit's arrays
+        int_slot_ = slots_.size() - 1;
+      }
+    } else if (is_annotation(tag) && type_tags && !stack.empty() && stack.back().tag == DW_TAG_pointer_type &&
+               stack.back().depth + 1 == depth) {
+      // A btf_type_tag of a pointer: its own table entry, before the
+      // pointer; the chain runs pointer -> last tag -> ... -> first tag ->
+      // pointee (2.12).
+      Attrs a = dw.attrs(die);
+      if (a.name == "btf_type_tag") {
+        Open& ptr = stack.back();
+        TypeId id = reserve(die.offset, kTypeTag);
+        pending_.back().link = ptr.last_tag;  // 0 for the first: the pointee
+        pending_.back().parent = ptr.offset;
+        ptr.last_tag = id;
+      }
+    }
+    bool descend = has_nested_types(tag) || tag == DW_TAG_pointer_type;
+    if (!descend && die.has_children) cursor.skip_children();
+    stack.push_back({depth, tag, slot, die.offset, 0});
+  }
+  while (!stack.empty()) close();
+  if (has_int_) int_id_ = slots_[int_slot_].id;
+}
+
+void UnitTypes::convert_all() {
+  number_unit();
+  // 2.5: a unit with arrays but no `int` gets one after its types, as
+  // their index type.
+  if (has_array_ && !int_id_) int_id_ = reserve(0, kIndexInt);
+  drain();
+  for (const DeclTag& t : decl_tags_) out_.add_decl_tag(t.value, t.target, t.component_idx);
+  decl_tags_.clear();
+}
+
+TypeId UnitTypes::type_id(uint64_t offset) {
+  auto it = std::lower_bound(slots_.begin(), slots_.end(), offset,
+                             [](const Slot& s, uint64_t off) { return s.offset < off; });
+  if (it != slots_.end() && it->offset == offset) return it->id;
+  if (auto f = foreign_.find(offset); f != foreign_.end()) return f->second;
+  // A DIE the numbering did not meet: another unit's (ref_addr), or one
+  // nested where pahole's loader would not look. Convert it here.
+  Die die = ctx_.dwarf.die_at(offset);
+  if (die.tag == DW_TAG_unspecified_type) {
+    foreign_[offset] = 0;
+    return 0;
+  }
+  if (!is_type_tag(die.tag)) fail(die, "DW_AT_type refers to a " + tag_name(die.tag) + ", not a type");
+  TypeId id = reserve(offset, kType);
+  foreign_[offset] = id;
+  drain();
+  return id;
+}
+
+void UnitTypes::drain() {
+  if (draining_) return;
+  draining_ = true;
+  while (emitted_ < pending_.size()) {
+    Pending p = pending_[emitted_];
+    emit(p);
+    ++emitted_;
+    if (out_.type_count() != emitted_)
+      throw Error("internal: unit type table out of step at id " + std::to_string(emitted_));
+  }
+  draining_ = false;
+}
+
+TypeId UnitTypes::index_type() { return int_id_; }
+
+void UnitTypes::emit(const Pending& p) {
+  const DwarfFile& dw = ctx_.dwarf;
+  if (p.what == kIndexInt) {
+    out_.add_int("int", 4, btf::INT_SIGNED);
+    return;
+  }
+  Die die = dw.die_at(p.offset);
+  Attrs a = dw.attrs(die);
+  TypeId self = static_cast<TypeId>(emitted_ + 1);
+  if (p.what == kTypeTag) {
+    TypeId target = p.link;
+    // The first tag points at the pointee: the parent pointer's DW_AT_type.
+    if (!target) target = type_of(dw.attrs(dw.die_at(p.parent)));
+    std::string_view value = a.const_value.kind == Value::kString ? a.const_value.str() : std::string_view();
+    if (value.empty()) fail(die, "btf_type_tag annotation without a string value");
+    out_.add_type_tag(value, target);
+    return;
+  }
+  switch (die.tag) {
+    case DW_TAG_base_type: emit_base(die, a); return;
+    case DW_TAG_pointer_type:
+      out_.add_ptr(p.link ? p.link : type_of(a));
+      return;
+    case DW_TAG_typedef: {
+      TypeId t = type_of(a);
+      out_.add_typedef(kabi(a.name), t);
+      if (die.has_children && ctx_.options.decl_tag) {
+        DieCursor c(dw, die);
+        Die child;
+        while (c.next(child)) {
+          if (c.depth() == 0) continue;
+          if (c.depth() == 1 && is_annotation(child.tag)) {
+            Attrs ca = dw.attrs(child);
+            if (ca.name == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+              decl_tags_.push_back({ca.const_value.str(), self, -1});
+          }
+          c.skip_children();
+        }
+      }
+      return;
+    }
+    case DW_TAG_const_type: out_.add_const(type_of(a)); return;
+    case DW_TAG_volatile_type: out_.add_volatile(type_of(a)); return;
+    case DW_TAG_restrict_type: out_.add_restrict(type_of(a)); return;
+    case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type:
+      emit_struct(die, a, self);
+      return;
+    case DW_TAG_enumeration_type: emit_enum(die, a); return;
+    case DW_TAG_array_type: emit_array(die, a); return;
+    case DW_TAG_subroutine_type: emit_func_proto(die, a); return;
+    default:
+      // 2.2, 2.8: pahole's encoder has no case for these and fails.
+      fail(die, "Unsupported " + tag_name(die.tag) + "(" + hex(die.tag) + ")");
+  }
+}
+
+// 2.1
+void UnitTypes::emit_base(const Die& die, const Attrs& a) {
+  uint64_t bits = a.byte_size.value_or(0) * 8;
+  uint64_t enc = a.encoding.value_or(0);
+  std::string_view name = kabi(a.name);
+  if (name.empty()) fail(die, "base type without a name");
+  uint32_t btf_enc = 0;
+  if (enc == DW_ATE_signed || enc == DW_ATE_signed_char) {
+    btf_enc = btf::INT_SIGNED;
+  } else if (enc == DW_ATE_boolean) {
+    btf_enc = btf::INT_BOOL;
+  } else if (ctx_.options.float_ &&
+             (enc == DW_ATE_float || enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float)) {
+    if (enc != DW_ATE_float) fail(die, "Complex, interval and imaginary float types are not supported");
+    out_.add_float(name, static_cast<uint32_t>((bits + 7) / 8));
+    return;
+  }
+  uint64_t size = (bits + 7) / 8;
+  if (size == 0 || !std::has_single_bit(size) || size > 16) {
+    name = "__SANITIZED_FAKE_INT__";
+    size = 4;
+  }
+  out_.add_int(name, static_cast<uint32_t>(size), btf_enc);
+}
+
+// Byte size of a DWARF type with typedefs and qualifiers followed, for the
+// DWARF 2/3 bit_offset conversion (2.3).
+uint64_t UnitTypes::dwarf_type_byte_size(uint64_t offset, int depth) {
+  if (depth > 64) return 0;
+  Die d = ctx_.dwarf.die_at(offset);
+  Attrs a = ctx_.dwarf.attrs(d);
+  if (a.byte_size) return *a.byte_size;
+  switch (d.tag) {
+    case DW_TAG_typedef: case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type:
+    case DW_TAG_atomic_type:
+      return a.type ? dwarf_type_byte_size(*a.type, depth + 1) : 0;
+    case DW_TAG_enumeration_type: return 4;
+    case DW_TAG_pointer_type: return d.unit->address_size;
+    default: return 0;
+  }
+}
+
+// 2.3
+void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
+  bool is_union = die.tag == DW_TAG_union_type;
+  std::string_view name = kabi(a.name);
+  if (a.declaration) {
+    out_.add_fwd(name, is_union);
+    return;
+  }
+  const DwarfFile& dw = ctx_.dwarf;
+  members_.clear();
+  bool decl_tags = ctx_.options.decl_tag;
+  if (die.has_children) {
+    DieCursor c(dw, die);
+    Die child;
+    int32_t member_idx = -1;
+    bool in_member = false;
+    while (c.next(child)) {
+      unsigned depth = c.depth();
+      if (depth == 0) continue;
+      if (depth == 2) {
+        // Annotations of a member: decl tags with the member's index.
+        if (in_member && decl_tags && is_annotation(child.tag)) {
+          Attrs ca = dw.attrs(child);
+          if (ca.name == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+            decl_tags_.push_back({ca.const_value.str(), self, member_idx});
+        }
+        c.skip_children();
+        continue;
+      }
+      in_member = false;
+      if (child.tag == DW_TAG_member) {
+        ++member_idx;
+        in_member = true;
+        Attrs m = dw.attrs(child);
+        // C++ static data members are declarations, not storage.
+        if (m.declaration || m.external) continue;
+        uint32_t bitfield_size = static_cast<uint32_t>(m.bit_size.value_or(0));
+        int64_t bit_offset;
+        if (m.data_bit_offset) {
+          bit_offset = static_cast<int64_t>(*m.data_bit_offset);
+        } else {
+          int64_t byte_off = static_cast<int64_t>(m.member_location.value_or(0));
+          if (bitfield_size == 0 || !m.bit_offset) {
+            bit_offset = byte_off * 8;
+          } else {
+            // DWARF 2/3: DW_AT_bit_offset counts from the most significant
+            // bit of the storage unit.
+            int64_t byte_size = static_cast<int64_t>(
+                m.byte_size ? *m.byte_size : (m.type ? dwarf_type_byte_size(*m.type) : 0));
+            int64_t storage_bits = byte_size * 8;
+            int64_t bo = static_cast<int64_t>(*m.bit_offset);
+            if (!dw.big_endian()) bo = storage_bits - bo - bitfield_size;
+            if (bo < 0) {
+              bo += storage_bits;
+              byte_off -= byte_size;
+            }
+            bit_offset = byte_off * 8 + bo;
+          }
+        }
+        if (bit_offset < 0 || bit_offset > UINT32_MAX) fail(child, "member bit offset out of range");
+        members_.push_back({kabi(m.name), type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
+      } else if (child.tag == DW_TAG_inheritance) {
+        ++member_idx;  // pahole counts it, and BTF has no base classes for C
+      } else if (is_annotation(child.tag) && decl_tags) {
+        Attrs ca = dw.attrs(child);
+        if (ca.name == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+          decl_tags_.push_back({ca.const_value.str(), self, -1});
+      }
+      c.skip_children();
+    }
+  }
+  uint32_t size = static_cast<uint32_t>(a.byte_size.value_or(0));
+  if (is_union) out_.add_union(name, size);
+  else out_.add_struct(name, size);
+  for (const MemberInfo& m : members_) out_.add_member(m.name, m.type, m.bit_offset, m.bitfield_size);
+}
+
+// 2.4
+void UnitTypes::emit_enum(const Die& die, const Attrs& a) {
+  const DwarfFile& dw = ctx_.dwarf;
+  uint32_t size = a.byte_size ? static_cast<uint32_t>(*a.byte_size) : 4;
+  std::string_view name = kabi(a.name);
+  enumerators_.clear();
+  if (die.has_children) {
+    DieCursor c(dw, die);
+    Die child;
+    while (c.next(child)) {
+      if (c.depth() == 0) continue;
+      if (child.tag == DW_TAG_enumerator) {
+        Attrs e = dw.attrs(child);
+        uint64_t v = e.const_value.kind == Value::kUnsigned || e.const_value.kind == Value::kSigned ? e.const_value.u : 0;
+        enumerators_.push_back({kabi(e.name), v});
+      }
+      c.skip_children();
+    }
+  }
+  if (size <= 4 || !ctx_.options.enum64) {
+    out_.add_enum(name, size);
+    for (auto& [n, v] : enumerators_) {
+      int64_t value = ctx_.options.enum64 ? static_cast<int64_t>(v) : static_cast<int64_t>(static_cast<uint32_t>(v));
+      if (value < INT32_MIN || value > int64_t{UINT32_MAX})
+        fail(die, "enumerator '" + std::string(n) + "' value does not fit a 4-byte BTF enum");
+      out_.add_enum_value(n, value);
+    }
+    return;
+  }
+  bool is_signed = false;
+  if (a.type) {
+    Attrs t = dw.attrs(dw.die_at(*a.type));
+    is_signed = t.encoding && (*t.encoding == DW_ATE_signed || *t.encoding == DW_ATE_signed_char);
+  }
+  out_.add_enum64(name, size, is_signed);
+  for (auto& [n, v] : enumerators_) out_.add_enum64_value(n, v);
+}
+
+// 2.5: multi-dimensional arrays flattened into one ARRAY.
+void UnitTypes::emit_array(const Die& die, const Attrs& a) {
+  const DwarfFile& dw = ctx_.dwarf;
+  uint32_t nelems = 1;
+  unsigned dims = 0;
+  if (die.has_children) {
+    DieCursor c(dw, die);
+    Die child;
+    while (c.next(child)) {
+      if (c.depth() == 0) continue;
+      c.skip_children();
+      if (child.tag != DW_TAG_subrange_type || dims == 64) continue;
+      ++dims;
+      Attrs s = dw.attrs(child);
+      uint64_t n = 0;
+      if (s.upper_bound) n = static_cast<uint64_t>(*s.upper_bound) + 1;
+      else if (!s.has_upper_bound_ref && s.count) n = static_cast<uint64_t>(*s.count);
+      nelems *= static_cast<uint32_t>(n);
+    }
+  }
+  if (dims == 0) nelems = 0;
+  TypeId elem = type_of(a);
+  out_.add_array(elem, index_type(), nelems);
+}
+
+// 2.6
+void UnitTypes::emit_func_proto(const Die& die, const Attrs& a) {
+  const DwarfFile& dw = ctx_.dwarf;
+  params_.clear();
+  if (die.has_children) {
+    DieCursor c(dw, die);
+    Die child;
+    while (c.next(child)) {
+      if (c.depth() == 0) continue;
+      c.skip_children();
+      if (child.tag == DW_TAG_formal_parameter) {
+        Attrs p = dw.attrs(child);
+        params_.push_back({kabi(p.name), type_of(p)});
+      } else if (child.tag == DW_TAG_unspecified_parameters) {
+        params_.push_back({{}, 0});
+      }
+    }
+  }
+  TypeId ret = type_of(a);
+  out_.add_func_proto(ret);
+  for (auto& [n, t] : params_) out_.add_param(n, t);
+}
+
+uint64_t UnitTypes::type_size(TypeId id) const {
+  for (int depth = 0; id && depth < 64; ++depth) {
+    if (id >= out_.end_id()) return 0;
+    btf::TypeView t = out_.type(id);
+    switch (t.kind()) {
+      case btf::Kind::Int: case btf::Kind::Float: case btf::Kind::Struct: case btf::Kind::Union:
+      case btf::Kind::Enum: case btf::Kind::Enum64: case btf::Kind::Datasec:
+        return t.size();
+      case btf::Kind::Ptr: return ctx_.unit.address_size;
+      case btf::Kind::Typedef: case btf::Kind::Const: case btf::Kind::Volatile: case btf::Kind::Restrict:
+      case btf::Kind::TypeTag: case btf::Kind::Var:
+        id = t.type();
+        continue;
+      case btf::Kind::Array: {
+        btf::ArrayInfo ai = t.array();
+        return uint64_t{ai.nelems} * type_size(ai.type);
+      }
+      default: return 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace btfc::convert

@@ -1,0 +1,137 @@
+// One compilation unit's DWARF types as BTF, by pahole 1.31's rules
+// (pahole-rules.md section 2), into a standalone table whose ids are local
+// to the unit (1..n; the encoder shifts them when it merges units).
+//
+//   btf::Btf table;
+//   UnitTypes types(ctx, table);
+//   types.convert_all();                        // every type DIE, pahole's order
+//   btf::TypeId t = types.type_id(die_offset);  // local id of any type DIE, 0 = void
+//
+// Order. pahole puts every type DIE of a unit into a table in the order the
+// loader finishes them: unit-level types in DIE order, a type nested inside
+// another one (a struct inside a struct, the btf_type_tag annotations of a
+// pointer) before its parent, types inside function bodies where they
+// appear. Ids are that table's indexes. So the walk runs in two passes:
+// the first numbers type DIEs in that order (tags only, attributes skipped
+// in one step), the second emits each record in id order, resolving
+// references through the numbering. A reference to a DIE the first pass
+// did not number (another unit's DIE through DW_FORM_ref_addr, with LTO or
+// dwz) gets the next free id and is converted into this table too; dedup
+// merges the copies later, so units never wait for each other.
+//
+// Cost. No heap allocation per DIE: the numbering is one vector of
+// (DIE offset, id) pairs sorted by offset (binary search), the scratch
+// vectors for members/parameters are reused, strings go straight into the
+// table's string index.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "btf/btf.h"
+#include "convert/options.h"
+#include "dwarf/dwarf_file.h"
+#include "elf/elf_file.h"
+
+namespace btfc::convert {
+
+// What a per-unit converter (types, functions, variables) may read.
+struct UnitContext {
+  const elf::ElfFile& elf;
+  const dwarf::DwarfFile& dwarf;
+  const dwarf::Unit& unit;
+  const EncodeOptions& options;
+  size_t unit_index = 0;  // position in dwarf.units()
+};
+
+// A btf_decl_tag annotation found while converting types, emitted after
+// the unit's types as pahole does.
+struct DeclTag {
+  std::string_view value;
+  btf::TypeId target;
+  int32_t component_idx;  // -1 for the type itself, else the member index
+};
+
+class UnitTypes {
+ public:
+  UnitTypes(const UnitContext& ctx, btf::Btf& out);
+
+  // Converts every type DIE of the unit, then the `int` index type pahole
+  // appends to a unit that has arrays but no `int`, then the DECL_TAGs of
+  // structs, unions and typedefs. Call once, before type_id().
+  void convert_all();
+
+  // Local id of the type DIE at this global offset (0 for void and for
+  // DW_TAG_unspecified_type). A DIE outside this unit is converted now.
+  btf::TypeId type_id(uint64_t die_offset);
+  // The DIE's DW_AT_type, or 0 (void) when it has none.
+  btf::TypeId type_of(const dwarf::Attrs& a) { return a.type ? type_id(*a.type) : 0; }
+
+  // Size in bytes of a local type as C sizeof sees it (typedefs and
+  // qualifiers followed, arrays multiplied, pointers the address size),
+  // 0 for void, functions and incomplete types.
+  uint64_t type_size(btf::TypeId id) const;
+
+  btf::Btf& btf() { return out_; }
+  const UnitContext& context() const { return ctx_; }
+
+  // Counts for --stats.
+  uint64_t dies_walked() const { return dies_walked_; }
+
+ private:
+  struct Slot {          // one numbered DIE, in DIE (offset) order
+    uint64_t offset;
+    btf::TypeId id;      // 0 until its subtree ends (post-order), or for unspecified_type
+  };
+  struct Pending {       // one id to emit, in id order
+    uint64_t offset;     // the DIE (for a type tag: the annotation DIE)
+    uint32_t what;       // kType, kTypeTag, kIndexInt
+    btf::TypeId link;    // kTypeTag: the previous tag (0: the pointee); pointer: its last tag
+    uint64_t parent;     // kTypeTag: the pointer DIE
+  };
+  enum : uint32_t { kType = 0, kTypeTag = 1, kIndexInt = 2 };
+
+  void number_unit();
+  btf::TypeId reserve(uint64_t offset, uint32_t what);
+  void drain();
+  void emit(const Pending& p);
+  void emit_base(const dwarf::Die& die, const dwarf::Attrs& a);
+  void emit_struct(const dwarf::Die& die, const dwarf::Attrs& a, btf::TypeId self);
+  void emit_enum(const dwarf::Die& die, const dwarf::Attrs& a);
+  void emit_array(const dwarf::Die& die, const dwarf::Attrs& a);
+  void emit_func_proto(const dwarf::Die& die, const dwarf::Attrs& a);
+  void emit_pointer(const dwarf::Die& die, const dwarf::Attrs& a, btf::TypeId self);
+  btf::TypeId index_type();
+  uint64_t dwarf_type_byte_size(uint64_t die_offset, int depth = 0);
+  [[noreturn]] void fail(const dwarf::Die& die, const std::string& what) const;
+  std::string_view kabi(std::string_view name) const;
+
+  const UnitContext& ctx_;
+  btf::Btf& out_;
+  std::vector<Slot> slots_;                         // sorted by offset
+  std::unordered_map<uint64_t, btf::TypeId> foreign_;  // DIEs of other units
+  std::vector<Pending> pending_;                    // index = id - 1
+  size_t emitted_ = 0;                              // pending_[0, emitted_) are in out_
+  bool draining_ = false;
+  btf::TypeId int_id_ = 0;                          // the unit's `int`, or the appended one
+  bool has_int_ = false;
+  size_t int_slot_ = 0;
+  bool has_array_ = false;
+  uint64_t dies_walked_ = 0;
+  std::vector<DeclTag> decl_tags_;
+
+  // Scratch, reused across DIEs.
+  struct MemberInfo {
+    std::string_view name;
+    btf::TypeId type;
+    uint32_t bit_offset, bitfield_size;
+  };
+  std::vector<MemberInfo> members_;
+  std::vector<std::pair<std::string_view, btf::TypeId>> params_;
+  std::vector<std::pair<std::string_view, uint64_t>> enumerators_;
+  std::vector<btf::TypeId> tag_chain_;
+};
+
+}  // namespace btfc::convert
