@@ -1,37 +1,89 @@
-// VAR + DATASEC (pahole-rules.md section 4). OWNED BY THE `funcs` HELPER:
-// this is the encoder's placeholder so the pipeline builds; `funcs`
-// replaces the file as a whole (and may change these signatures, updating
-// the call sites in encode.cc marked "funcs:").
+// Variables: VAR per global variable DIE in an included ELF section and one
+// DATASEC per such section, as pahole 1.31 does (notes/pahole-rules.md,
+// section 4).
+//
+//   convert::VariableIndex vars(elf, vopts);                 // once per ELF
+//   // per unit, after its types (and functions) were collected; adds the
+//   // VARs (and their DECL_TAGs) to the unit's own table, like pahole,
+//   // which emits them right after the unit's types:
+//   convert::collect_variables(dwarf, unit, vars, types, vopts, result.vars);
+//   // after the merge (result.vars.remap_type_ids(...)) and the functions:
+//   convert::emit_variables(vars, unit_vars_in_unit_order, all);
+//
+// Which section a variable lives in: the lowest-index PROGBITS/NOBITS
+// section whose address range holds its DW_OP_addr. In a relocatable file
+// (.ko) every section sits at address 0, so the address is resolved through
+// the relocation applied to the DW_OP_addr operand instead: its symbol's
+// section is the variable's section and the relocated value the offset in
+// it (ElfFile::relocation_section), which is what libdwfl's layout gives
+// pahole.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "btf/btf.h"
 #include "convert/functions.h"
-#include "convert/options.h"
-#include "convert/unit_types.h"
+#include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 
 namespace btfc::convert {
 
-// The ELF sections and symbols variables are placed by (4.1), built once.
-class VariableIndex {
- public:
-  static VariableIndex build(const elf::ElfFile&, const EncodeOptions&) { return {}; }
+struct VariableOptions {
+  bool percpu = true;         // feature `var`: variables of .data..percpu
+  bool global_var = false;    // feature `global_var`: every PROGBITS/NOBITS section
+  bool encode_force = false;  // invalid names / void types are skipped instead of fatal
+  bool decl_tag = true;       // DECL_TAGs of variables
 };
 
-// One VAR added to its unit's table (pahole emits a unit's VARs right after
-// its types), with what its DATASEC entry needs; ids local to the unit.
-struct VarCandidate {};
+class VariableIndex {
+ public:
+  VariableIndex(const elf::ElfFile& elf, const VariableOptions& options);
 
-// Per unit, after collect_functions: may add VAR (+ DECL_TAG) records to
-// types.btf() and returns their DATASEC entries.
-inline void collect_variables(const UnitContext&, const VariableIndex&, UnitTypes&, std::vector<VarCandidate>&) {}
+  // Nothing to do: no section included, or no symbol table.
+  bool empty() const { return !any_included_; }
+  const elf::ElfFile& elf() const { return *elf_; }
+  // The section (index) a variable at `addr` lives in for ET_EXEC/ET_DYN
+  // files, or 0.
+  uint32_t section_of(uint64_t addr) const;
+  bool included(uint32_t shndx) const { return shndx < included_.size() && included_[shndx]; }
+  // .symtab has an STT_OBJECT symbol `name` in section `shndx`.
+  bool has_object_symbol(std::string_view name, uint32_t shndx) const;
 
-// After emit_functions: one DATASEC per section with variables, in section
-// index order.
-inline void emit_variables(const VariableIndex&, std::vector<std::vector<VarCandidate>>&, std::span<const UnitIds>,
-                           btf::Btf&, const EncodeOptions&) {}
+ private:
+  const elf::ElfFile* elf_;
+  std::vector<bool> included_;
+  bool any_included_ = false;
+  std::vector<std::pair<uint32_t, std::string_view>> objects_;  // (shndx, name), sorted
+};
+
+// A variable of a section, for its DATASEC.
+struct SecVar {
+  uint32_t shndx;
+  btf::TypeId var;  // the VAR
+  uint32_t offset, size;
+};
+
+struct UnitVariables {
+  std::vector<SecVar> vars;  // in DIE order
+
+  template <typename Fn>
+  void remap_type_ids(Fn&& fn) {
+    for (SecVar& v : vars) v.var = fn(v.var);
+  }
+};
+
+// Adds a VAR (linkage global-allocated for external variables, static
+// otherwise) and its DECL_TAGs to types.table() for every eligible
+// variable of the unit, in DIE order, and records it in `out`. Throws
+// btfc::Error for an invalid name or a void type unless encode_force.
+void collect_variables(const dwarf::DwarfFile& dw, const dwarf::Unit& unit, const VariableIndex& index,
+                       TypeLookup& types, const VariableOptions& options, UnitVariables& out);
+
+// One DATASEC per section with variables, in section index order: entries
+// sorted by offset, size = end of the last one.
+void emit_variables(const VariableIndex& index, std::span<const UnitVariables* const> units, btf::Btf& out);
 
 }  // namespace btfc::convert

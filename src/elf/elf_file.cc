@@ -4,6 +4,7 @@
 // compression.cc and relocate.cc.
 #include "elf/elf_file.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/parallel.h"
@@ -18,6 +19,7 @@ struct ElfFile::Cached {
   std::atomic<bool> ready{false};
   Bytes data;
   std::vector<uint8_t> owned;
+  std::vector<ElfFile::RelocTarget> targets;  // relocation_section() of this section
 };
 
 ElfFile::~ElfFile() = default;
@@ -222,9 +224,10 @@ Bytes ElfFile::section_data(const Section& s) const {
     // On error nothing is cached: the next call recomputes and throws the
     // same error, which keeps the message independent of who asked first.
     try {
-      c.data = compute_section_data(sec, c.owned);
+      c.data = compute_section_data(sec, c.owned, &c.targets);
     } catch (Error& e) {
       c.owned.clear();
+      c.targets.clear();
       throw e.with_file(path_);
     }
     c.ready.store(true, std::memory_order_release);
@@ -232,14 +235,25 @@ Bytes ElfFile::section_data(const Section& s) const {
   return c.data;
 }
 
-Bytes ElfFile::compute_section_data(const Section& s, std::vector<uint8_t>& owned) const {
+Bytes ElfFile::compute_section_data(const Section& s, std::vector<uint8_t>& owned,
+                                    std::vector<RelocTarget>* targets) const {
   Bytes data = decompressed_data(s, owned);
   if (type_ == ET_REL && is_debug_name(s.name) && !relocations_for_[s.index].empty()) {
     if (owned.empty() && !data.empty()) owned.assign(data.begin(), data.end());
-    apply_relocations(s, owned);
+    apply_relocations(s, owned, targets);
     data = owned;
   }
   return data;
+}
+
+uint32_t ElfFile::relocation_section(const Section& s, uint64_t offset) const {
+  if (type_ != ET_REL || s.index >= sections_.size()) return 0;
+  section_data(s);  // computes the targets with the relocated bytes
+  const Cached& c = cache_[s.index];
+  if (!c.ready.load(std::memory_order_acquire)) return 0;
+  auto it = std::lower_bound(c.targets.begin(), c.targets.end(), offset,
+                             [](const RelocTarget& t, uint64_t off) { return t.offset < off; });
+  return it != c.targets.end() && it->offset == offset ? it->shndx : 0;
 }
 
 void ElfFile::prepare(const std::vector<const Section*>& list) const {

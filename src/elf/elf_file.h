@@ -123,15 +123,33 @@ class ElfFile {
   // .symtab (or .dynsym if there is no .symtab); empty if neither exists.
   const std::vector<Symbol>& symbols() const;
 
+  // Relocatable files only: the section index of the symbol that the
+  // absolute relocation applied at `offset` of debug section `s` refers to,
+  // or 0 when none is applied there. Relocated debug sections hold
+  // section-relative values (every section sits at address 0 in ET_REL), so
+  // this is how a DW_OP_addr operand in .debug_info (or an entry of
+  // .debug_addr) tells which section the address belongs to, the way
+  // libdwfl's layout of the sections does for pahole.
+  uint32_t relocation_section(const Section& s, uint64_t offset) const;
+
  private:
   ElfFile() = default;
   struct Cached;
   void parse_header();
-  Bytes compute_section_data(const Section& s, std::vector<uint8_t>& owned) const;
+  // Where an absolute relocation was applied in a debug section, and the
+  // section of its symbol; sorted by offset.
+  struct RelocTarget {
+    uint64_t offset;
+    uint32_t shndx;
+  };
+  Bytes compute_section_data(const Section& s, std::vector<uint8_t>& owned,
+                             std::vector<RelocTarget>* targets = nullptr) const;
   // Contents after decompression only (compression.cc).
   Bytes decompressed_data(const Section& s, std::vector<uint8_t>& owned) const;
   // Applies every relocation section aimed at `s` to `data` (relocate.cc).
-  void apply_relocations(const Section& s, std::vector<uint8_t>& data) const;
+  // `targets`, if given, receives the absolute relocations' targets.
+  void apply_relocations(const Section& s, std::vector<uint8_t>& data,
+                         std::vector<RelocTarget>* targets = nullptr) const;
 
   MappedFile file_;
   std::string path_;

@@ -11,6 +11,7 @@
 // relocations and this runs on every module. Every entry is still bounds-
 // checked: its offset and width against the target section, its symbol
 // index against the symbol table.
+#include <algorithm>
 #include <cstdio>
 
 #include "elf/elf_file.h"
@@ -180,7 +181,8 @@ void store_width(uint8_t* p, unsigned width, uint64_t v, bool be) {
 
 }  // namespace
 
-void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& data) const {
+void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& data,
+                                std::vector<RelocTarget>* targets) const {
   const std::vector<Symbol>& syms = symbols();
   const Section* symtab = nullptr;
   for (const Section& s : sections_)
@@ -244,7 +246,10 @@ void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& dat
       const uint64_t A = rela ? static_cast<uint64_t>(addend) : load_width(loc, w, be);
       const uint64_t V = S + A;
       switch (how.op) {
-        case Op::Abs: store_width(loc, w, V, be); break;
+        case Op::Abs:
+          store_width(loc, w, V, be);
+          if (targets && s.shndx != SHN_UNDEF && s.shndx < 0xff00) targets->push_back({offset, s.shndx});
+          break;
         case Op::PcRel: store_width(loc, w, V - offset, be); break;
         case Op::Add: store_width(loc, w, load_width(loc, w, be) + S + static_cast<uint64_t>(addend), be); break;
         case Op::Sub: store_width(loc, w, load_width(loc, w, be) - S - static_cast<uint64_t>(addend), be); break;
@@ -273,6 +278,9 @@ void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& dat
       }
     }
   }
+  if (targets)
+    std::stable_sort(targets->begin(), targets->end(),
+                     [](const RelocTarget& a, const RelocTarget& b) { return a.offset < b.offset; });
 }
 
 }  // namespace btfc::elf

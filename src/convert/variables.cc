@@ -1,0 +1,211 @@
+// Variables and DATASECs (pahole 1.31's btf_encoder__encode_cu_variables and
+// btf_encoder__add_datasec; notes/pahole-rules.md section 4).
+//
+// The VARs are added to the unit's own table while the unit is converted
+// (in parallel, as pahole adds them right after the unit's types), so only
+// the DATASECs wait for all units. A variable's section comes from its
+// address (executables) or from the relocation of its DW_OP_addr operand
+// (relocatable modules), see variables.h.
+#include "convert/variables.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/error.h"
+#include "dwarf/constants.h"
+
+namespace btfc::convert {
+
+using namespace btfc::dwarf;
+
+namespace {
+
+constexpr uint32_t DW_TAG_GNU_annotation = 0x6001;
+constexpr uint8_t DW_OP_addr = 0x03, DW_OP_addrx = 0xa1, DW_OP_GNU_addr_index = 0xfb;
+
+// pahole's btf_name_valid: [A-Za-z_.][A-Za-z0-9_.]*, at most 128 chars.
+bool name_valid(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  for (size_t i = 0; i < s.size(); i++) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    bool ok = c == '_' || c == '.' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (i && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool filtered_name(std::string_view name) {
+  static constexpr std::string_view kSkip[] = {"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_",
+                                               "__func_stack_frame_non_standard_"};
+  if (name.empty() || name[0] != '_') return false;
+  for (std::string_view p : kSkip)
+    if (name.starts_with(p)) return true;
+  return false;
+}
+
+// The ELF section whose processed data holds `p` and whose name is `name`.
+const elf::Section* section_holding(const elf::ElfFile& elf, std::string_view name, const uint8_t* p) {
+  for (const elf::Section& s : elf.sections()) {
+    if (s.name != name) continue;
+    Bytes d = elf.section_data(s);
+    if (p >= d.data() && p < d.data() + d.size()) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+VariableIndex::VariableIndex(const elf::ElfFile& elf, const VariableOptions& options) : elf_(&elf) {
+  const auto& sections = elf.sections();
+  included_.assign(sections.size(), false);
+  bool has_symtab = !elf.symbols().empty();
+  for (const elf::Section& s : sections) {
+    bool inc = options.global_var || (options.percpu && s.name == ".data..percpu");
+    included_[s.index] = inc && s.index != 0;
+    any_included_ |= included_[s.index];
+  }
+  if (!has_symtab) any_included_ = false;
+  if (!any_included_) return;
+  for (const elf::Symbol& sym : elf.symbols())
+    if (sym.type == elf::STT_OBJECT && !sym.name.empty()) objects_.push_back({sym.shndx, sym.name});
+  std::sort(objects_.begin(), objects_.end());
+}
+
+uint32_t VariableIndex::section_of(uint64_t addr) const {
+  for (const elf::Section& s : elf_->sections()) {
+    if (s.index == 0 || (s.type != elf::SHT_PROGBITS && s.type != elf::SHT_NOBITS)) continue;
+    if (s.addr <= addr && addr - s.addr < s.size) return s.index;
+  }
+  return 0;
+}
+
+bool VariableIndex::has_object_symbol(std::string_view name, uint32_t shndx) const {
+  return std::binary_search(objects_.begin(), objects_.end(), std::pair<uint32_t, std::string_view>{shndx, name});
+}
+
+void collect_variables(const DwarfFile& dw, const Unit& unit, const VariableIndex& index, TypeLookup& types,
+                       const VariableOptions& options, UnitVariables& out) {
+  if (index.empty()) return;
+  const elf::ElfFile& elf = index.elf();
+  const bool relocatable = elf.type() == elf::ET_REL;
+  const uint8_t* unit_bytes = unit.reader.bytes().data();
+  DieCursor cursor(dw, unit);
+  Die die;
+  while (cursor.next(die)) {
+    if (cursor.depth() == 0) continue;
+    if (die.tag != DW_TAG_variable) {
+      cursor.skip_children();
+      continue;
+    }
+    Attrs a = dw.attrs(die);
+    if ((a.declaration && !a.specification) || a.artificial || a.location.empty()) {
+      cursor.skip_children();
+      continue;
+    }
+    // The first op must be an address (pahole's VSCOPE_GLOBAL).
+    const uint8_t op = a.location[0];
+    uint64_t addr = 0;
+    uint32_t shndx = 0;
+    {
+      Reader r(a.location, unit.section_name(), unit.sections->big_endian);
+      r.u8();
+      const elf::Section* where = nullptr;
+      uint64_t where_off = 0;
+      if (op == DW_OP_addr) {
+        const uint8_t* operand = a.location.data() + 1;
+        addr = r.uint(unit.address_size);
+        if (relocatable) {
+          where = section_holding(elf, unit.section_name(), operand);
+          where_off = unit.offset + static_cast<uint64_t>(operand - unit_bytes);
+        }
+      } else if (op == DW_OP_addrx || op == DW_OP_GNU_addr_index) {
+        uint64_t idx = r.uleb128();
+        addr = dw.address_at(unit, idx, die.section_offset());
+        if (relocatable) {
+          where = elf.find_section(".debug_addr");
+          where_off = unit.addr_base + idx * unit.address_size;
+        }
+      } else {
+        cursor.skip_children();
+        continue;
+      }
+      if (relocatable) {
+        // Sections sit at address 0: the relocation names the section and
+        // the relocated value is the offset in it.
+        shndx = where ? elf.relocation_section(*where, where_off) : 0;
+        if (shndx >= elf.sections().size()) shndx = 0;
+        if (shndx) {
+          const elf::Section& s = elf.sections()[shndx];
+          if ((s.type != elf::SHT_PROGBITS && s.type != elf::SHT_NOBITS) || addr >= s.size) shndx = 0;
+        }
+      } else {
+        shndx = index.section_of(addr);
+        if (shndx) addr -= elf.sections()[shndx].addr;
+      }
+    }
+    if (!shndx || !index.included(shndx)) {
+      cursor.skip_children();
+      continue;
+    }
+    // Name, type, linkage and tags come from the declaration a definition
+    // points to with DW_AT_specification (GCC puts DW_AT_external there).
+    Die decl = die;
+    if (a.specification) {
+      decl = dw.die_at(*a.specification);
+      a = dw.attrs(decl);
+    }
+    cursor.skip_children();
+    const std::string_view name = a.name;
+    if (name.empty() || filtered_name(name)) continue;
+    if (addr == 0 && !index.has_object_symbol(name, shndx)) continue;
+    if (!name_valid(name)) {
+      if (options.encode_force) continue;
+      throw Error(std::string(unit.section_name()), die.section_offset(),
+                  "invalid variable name '" + std::string(name) + "' (use --btf_encode_force to skip such symbols)");
+    }
+    const btf::TypeId type = a.type ? types.type_id(*a.type) : 0;
+    if (type == 0) {
+      if (options.encode_force) continue;
+      throw Error(std::string(unit.section_name()), die.section_offset(),
+                  "variable '" + std::string(name) + "' in CU '" + std::string(unit.name) + "' has void type");
+    }
+    btf::Btf& table = types.table();
+    const uint64_t size = type_size(table, type, unit.address_size);
+    if (size == 0 || size > UINT32_MAX || addr > UINT32_MAX) continue;
+    const btf::TypeId var =
+        table.add_var(name, type, a.external ? btf::VarLinkage::GlobalAllocated : btf::VarLinkage::Static);
+    if (options.decl_tag && decl.has_children) {
+      DieCursor kids(dw, decl);
+      Die kid;
+      kids.next(kid);
+      while (kids.next(kid)) {
+        if (kids.depth() != 1) continue;
+        if (kid.tag != DW_TAG_LLVM_annotation && kid.tag != DW_TAG_GNU_annotation) {
+          kids.skip_children();
+          continue;
+        }
+        Attrs t = dw.attrs(kid);
+        if (t.name == "btf_decl_tag" && t.const_value.kind == Value::kString)
+          table.add_decl_tag(t.const_value.str(), var, -1);
+      }
+    }
+    out.vars.push_back({shndx, var, static_cast<uint32_t>(addr), static_cast<uint32_t>(size)});
+  }
+}
+
+void emit_variables(const VariableIndex& index, std::span<const UnitVariables* const> units, btf::Btf& out) {
+  const auto& sections = index.elf().sections();
+  std::vector<std::vector<SecVar>> by_section(sections.size());
+  for (const UnitVariables* u : units)
+    for (const SecVar& v : u->vars) by_section[v.shndx].push_back(v);
+  for (size_t shndx = 1; shndx < by_section.size(); shndx++) {
+    std::vector<SecVar>& vars = by_section[shndx];
+    if (vars.empty()) continue;
+    // glibc's qsort is a merge sort in practice: equal offsets keep unit order.
+    std::stable_sort(vars.begin(), vars.end(), [](const SecVar& a, const SecVar& b) { return a.offset < b.offset; });
+    out.add_datasec(sections[shndx].name, vars.back().offset + vars.back().size);
+    for (const SecVar& v : vars) out.add_datasec_var(v.var, v.offset, v.size);
+  }
+}
+
+}  // namespace btfc::convert
