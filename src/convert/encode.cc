@@ -30,14 +30,18 @@ bool skip_unit(const dwarf::Unit& u, const EncodeOptions& o) {
 }
 
 btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, EncodeStats& stats) {
+  FunctionOptions fopts{.consistent_func = o.consistent_func, .decl_tag = o.decl_tag,
+                        .decl_tag_kfuncs = o.decl_tag_kfuncs, .attributes = o.attributes};
+  VariableOptions vopts{.percpu = o.var, .global_var = o.global_var, .encode_force = o.encode_force,
+                        .decl_tag = o.decl_tag};
   std::optional<dwarf::DwarfFile> dw;
   std::optional<FunctionIndex> functions;
   std::optional<VariableIndex> variables;
   {
     PhaseTimer t("read");
     dw.emplace(elf);
-    functions.emplace(FunctionIndex::build(elf, o));  // funcs:
-    variables.emplace(VariableIndex::build(elf, o));  // funcs:
+    functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
+    variables.emplace(elf, vopts);
   }
 
   const std::vector<dwarf::Unit>& units = dw->units();
@@ -52,17 +56,14 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
       }
       UnitContext ctx{elf, *dw, units[i], o, i};
       UnitTypes types(ctx, r.types);
-      types.convert_all();
-      collect_functions(ctx, *functions, types, r.funcs);  // funcs:
-      collect_variables(ctx, *variables, types, r.vars);   // funcs:
+      types.convert_all();  // types, the index `int`, struct/typedef decl tags
+      collect_functions(*dw, units[i], *functions, types, fopts, r.funcs);
+      collect_variables(*dw, units[i], *variables, types, vopts, r.vars);  // VARs after the types
       r.dies = types.dies_walked();
     });
   }
 
   btf::Btf out = base ? btf::Btf(base) : btf::Btf();
-  std::vector<UnitIds> ids(units.size());
-  std::vector<std::vector<FuncCandidate>> funcs(units.size());
-  std::vector<std::vector<VarCandidate>> vars(units.size());
   {
     PhaseTimer t("merge");
     size_t words = 0, strings = 0, types = 0;
@@ -72,24 +73,33 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
       types += r.types.type_count();
     }
     out.reserve(types, words, strings / 4);
-    for (size_t i = 0; i < results.size(); ++i) {
-      UnitResult& r = results[i];
+    for (UnitResult& r : results) {
       stats.units++;
       if (r.skipped) {
         stats.units_skipped++;
         continue;
       }
       stats.dies += r.dies;
-      ids[i].first = btf::append(out, r.types);
+      // Unit ids >= start_id() move to where the unit lands in `out`.
+      btf::TypeId start = r.types.start_id();
+      btf::TypeId first = btf::append(out, r.types);
+      auto shift = [&](btf::TypeId id) { return id >= start ? id - start + first : id; };
+      r.funcs.remap_type_ids(shift);
+      r.vars.remap_type_ids(shift);
       r.types = btf::Btf();  // free the unit's table as soon as it is merged
-      funcs[i] = std::move(r.funcs);
-      vars[i] = std::move(r.vars);
     }
   }
   {
     PhaseTimer t("funcs");
-    emit_functions(*functions, funcs, ids, out, o);   // funcs:
-    emit_variables(*variables, vars, ids, out, o);    // funcs:
+    std::vector<const UnitFunctions*> uf;
+    std::vector<const UnitVariables*> uv;
+    for (const UnitResult& r : results) {
+      if (r.skipped) continue;
+      uf.push_back(&r.funcs);
+      uv.push_back(&r.vars);
+    }
+    stats.functions = emit_functions(*functions, uf, fopts, out);
+    emit_variables(*variables, uv, out);
   }
   stats.types_before_dedup = out.type_count();
   {

@@ -30,8 +30,8 @@ namespace btfc::convert {
 // What one unit's conversion produced (slot i of the convert pass).
 struct UnitResult {
   btf::Btf types;                   // standalone, ids 1..n local to the unit
-  std::vector<FuncCandidate> funcs; // funcs: collect_functions
-  std::vector<VarCandidate> vars;   // funcs: collect_variables
+  UnitFunctions funcs;              // collect_functions
+  UnitVariables vars;               // collect_variables (its VARs are in `types`)
   uint64_t dies = 0;                // DIEs walked, for --stats
   bool skipped = false;             // partial/skeleton unit, or excluded language
 };
@@ -40,6 +40,7 @@ struct EncodeStats {
   size_t units = 0, units_skipped = 0;
   uint64_t dies = 0;
   uint64_t types_before_dedup = 0, types_after_dedup = 0;
+  FunctionStats functions;
   bool written = false;             // false when there was nothing to encode
 };
 

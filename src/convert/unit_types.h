@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "btf/btf.h"
+#include "convert/functions.h"
 #include "convert/options.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
@@ -54,7 +55,8 @@ struct DeclTag {
   int32_t component_idx;  // -1 for the type itself, else the member index
 };
 
-class UnitTypes {
+// Implements the functions/variables collectors' TypeLookup.
+class UnitTypes : public TypeLookup {
  public:
   UnitTypes(const UnitContext& ctx, btf::Btf& out);
 
@@ -65,7 +67,7 @@ class UnitTypes {
 
   // Local id of the type DIE at this global offset (0 for void and for
   // DW_TAG_unspecified_type). A DIE outside this unit is converted now.
-  btf::TypeId type_id(uint64_t die_offset);
+  btf::TypeId type_id(uint64_t die_offset) override;
   // The DIE's DW_AT_type, or 0 (void) when it has none.
   btf::TypeId type_of(const dwarf::Attrs& a) { return a.type ? type_id(*a.type) : 0; }
 
@@ -75,6 +77,7 @@ class UnitTypes {
   uint64_t type_size(btf::TypeId id) const;
 
   btf::Btf& btf() { return out_; }
+  btf::Btf& table() override { return out_; }
   const UnitContext& context() const { return ctx_; }
 
   // Counts for --stats.
