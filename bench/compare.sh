@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of btfc and pahole on the same input, in one run.
+#
+#   bench/compare.sh [-n RUNS] [-j "1 2"] [-f FLAGS] [FILE]
+#
+# FILE defaults to the corpus vmlinux; FLAGS to the flags Linux 6.1's build
+# passes (`--btf_gen_floats --lang_exclude=rust`). PAHOLE names the pahole
+# to compare with (default: Debian's `pahole`). For every -j value the two
+# tools run alternately RUNS times each (default 5); the script prints the
+# median wall time, CPU time (user+sys) and peak RSS of each and the ratios.
+#
+# Before timing anything it checks btfc's output: against pahole 1.31's
+# reference with `btfc diff` when FILE is the corpus vmlinux and FLAGS have
+# a reference, and in any case that -j1 and -jN outputs are byte-identical.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+btfc=${BTFC:-$root/build/btfc}
+pahole=${PAHOLE:-pahole}
+runs=5
+jobs_list="1 2"
+flags="--btf_gen_floats --lang_exclude=rust"
+while getopts "n:j:f:" opt; do
+  case $opt in
+    n) runs=$OPTARG ;;
+    j) jobs_list=$OPTARG ;;
+    f) flags=$OPTARG ;;
+    *) echo "usage: $0 [-n RUNS] [-j \"1 2\"] [-f FLAGS] [FILE]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
+input=${1:-$corpus/vmlinux}
+ref_dir="$root/../shared/reference/pahole-1.31"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Which reference matches FLAGS, if FILE is the corpus vmlinux.
+ref=""
+if [ "$(readlink -f "$input")" = "$(readlink -f "$corpus/vmlinux")" ]; then
+  case "$flags" in
+    "--btf_gen_floats --lang_exclude=rust") ref=$ref_dir/vmlinux.legacy-flags.btf ;;
+    "--btf_features=default --lang_exclude=rust") ref=$ref_dir/vmlinux.features-default.btf ;;
+    "--btf_features=default,global_var --lang_exclude=rust") ref=$ref_dir/vmlinux.features-default-global_var.btf ;;
+  esac
+fi
+
+# shellcheck disable=SC2086
+encode_btfc() { "$btfc" encode -J $flags -j"$1" --btf_encode_detached="$2" "$input"; }
+# shellcheck disable=SC2086
+encode_pahole() { "$pahole" -J $flags -j"$1" --btf_encode_detached="$2" "$input"; }
+
+echo "== checking btfc's output before timing"
+first=""
+for j in $jobs_list; do
+  encode_btfc "$j" "$tmp/btfc-j$j.btf"
+  if [ -z "$first" ]; then
+    first=$tmp/btfc-j$j.btf
+  elif ! cmp -s "$first" "$tmp/btfc-j$j.btf"; then
+    echo "FAIL: btfc output differs between -j settings ($first vs -j$j)" >&2
+    exit 1
+  fi
+done
+if [ -n "$ref" ]; then
+  if ! "$btfc" diff "$first" "$ref" > "$tmp/diff.txt"; then
+    tail -20 "$tmp/diff.txt" >&2
+    echo "FAIL: btfc's output differs from $(basename "$ref")" >&2
+    exit 1
+  fi
+  echo "btfc output equals $(basename "$ref") ($(tail -1 "$tmp/diff.txt"))"
+else
+  echo "no pahole 1.31 reference for this input and flags: only -j byte-identity checked"
+fi
+
+# measure TOOL J -> "wall cpu rss_kb"
+measure() {
+  local cmd=("$btfc" encode)
+  [ "$1" = pahole ] && cmd=("$pahole")
+  # shellcheck disable=SC2206
+  cmd+=(-J $flags -j"$2" --btf_encode_detached="$tmp/out-$1.btf" "$input")
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "${cmd[@]}" >/dev/null 2>"$tmp/err" \
+    || { cat "$tmp/err" >&2; echo "FAIL: $1 -j$2 failed" >&2; exit 1; }
+  awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$tmp/time"
+}
+
+median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+printf '\n%s: %s, %s cores, %s runs each, flags: %s\n' "$(basename "$input")" "$("$pahole" --version)" "$(nproc)" "$runs" "$flags"
+printf '%-4s %-8s %10s %10s %12s\n' "-j" "tool" "wall (s)" "cpu (s)" "peak RSS MB"
+for j in $jobs_list; do
+  : > "$tmp/btfc.txt"
+  : > "$tmp/pahole.txt"
+  for _ in $(seq "$runs"); do
+    measure btfc "$j" >> "$tmp/btfc.txt"
+    measure pahole "$j" >> "$tmp/pahole.txt"
+  done
+  for tool in pahole btfc; do
+    w=$(cut -d' ' -f1 "$tmp/$tool.txt" | median)
+    c=$(cut -d' ' -f2 "$tmp/$tool.txt" | median)
+    m=$(cut -d' ' -f3 "$tmp/$tool.txt" | median)
+    printf '%-4s %-8s %10.2f %10.2f %12.0f\n' "$j" "$tool" "$w" "$c" "$(awk -v m="$m" 'BEGIN {print m / 1024}')"
+    eval "${tool}_w=$w ${tool}_c=$c ${tool}_m=$m"
+  done
+  # shellcheck disable=SC2154
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (b > 0) ? a / b : 0}'; }
+  printf '%-4s %-8s %9.1fx %9.1fx %11.1fx\n' "$j" "ratio" "$(ratio "$pahole_w" "$btfc_w")" \
+    "$(ratio "$pahole_c" "$btfc_c")" "$(ratio "$pahole_m" "$btfc_m")"
+done
+echo "(ratio = pahole / btfc: higher is better for btfc)"
