@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/timer.h"
 #include "btf/dedup.h"
 #include "btf/merge.h"
 #include "btf/reader.h"
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
     std::printf("btfc dedup:   %.3f s (median of %d)\n", o, reps);
     std::printf("libbpf dedup: %.3f s (median of %d)\n", l, reps);
     std::printf("speedup:      %.2fx\n", l / o);
+    if (std::getenv("BENCH_DEDUP_PHASES")) print_phase_stats(stdout);  // btfc's passes, every repetition
     return counts(ours_result) == counts(theirs_result) ? 0 : 1;
   } catch (const Error& e) {
     std::fprintf(stderr, "bench_dedup: %s\n", e.what());
