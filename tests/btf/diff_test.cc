@@ -132,6 +132,11 @@ std::vector<Change> changes() {
          return edited(in, [](Btf& b) { member_word(b, find_type(b, Kind::Struct, "task"), "flags", 2) = 4u << 24 | 192; });
        },
        {"STRUCT task", "member 'flags': bitfield size 3 -> 4"}},
+      {"struct size",
+       [](const Btf& in) {
+         return edited(in, [](Btf& b) { b.mutable_record(find_type(b, Kind::Struct, "task"))[2] = 40; });
+       },
+       {"STRUCT task", "size 32 -> 40"}},
       {"enumerator value",
        [](const Btf& in) {
          return edited(in, [](Btf& b) { b.mutable_record(find_type(b, Kind::Enum, "color"))[6] = 3; });
