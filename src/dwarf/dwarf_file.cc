@@ -76,6 +76,13 @@ void DwarfFile::read_sections(const elf::ElfFile& elf, Sections& s) {
   get(s.abbrev, ".debug_abbrev");
   get(s.str, ".debug_str");
   get(s.line_str, ".debug_line_str");
+  auto end_of_strings = [](Bytes b) -> size_t {
+    for (size_t i = b.size(); i > 0; i--)
+      if (b[i - 1] == 0) return i;
+    return 0;
+  };
+  s.str_end = end_of_strings(s.str);
+  s.line_str_end = end_of_strings(s.line_str);
   get(s.str_offsets, ".debug_str_offsets");
   get(s.addr, ".debug_addr");
 }
@@ -218,6 +225,7 @@ void DwarfFile::load_alt(const elf::ElfFile& elf, const Options& options) {
   // version, is_supplementary, file name, checksum.
   std::string_view name;
   Bytes build_id;
+  if (!options.load_alt) return;
   if (const elf::Section* s = elf.find_section(".gnu_debugaltlink")) {
     Reader r(elf.section_data(*s), ".gnu_debugaltlink", elf.big_endian());
     name = r.cstr();
@@ -356,15 +364,13 @@ uint64_t DwarfFile::read_sibling(Reader r, const Unit& u, const Abbrev& a) {
   }
 }
 
-std::string_view DwarfFile::string_at(const Sections& s, Bytes section, std::string_view name, uint64_t offset,
-                                      const Reader& at, uint64_t where) const {
+const uint8_t* DwarfFile::string_at(Bytes section, size_t end, std::string_view name, uint64_t offset,
+                                    const Reader& at, uint64_t where) {
   if (offset >= section.size())
     at.fail_at(where, "string offset " + hex(offset) + " is past the end of " + std::string(name) + " (size " +
                           hex(section.size()) + ")");
-  const void* nul = std::memchr(section.data() + offset, 0, section.size() - offset);
-  if (!nul) throw Error(std::string(name), offset, "string is not NUL-terminated");
-  return {reinterpret_cast<const char*>(section.data() + offset),
-          static_cast<size_t>(static_cast<const uint8_t*>(nul) - (section.data() + offset))};
+  if (offset >= end) throw Error(std::string(name), offset, "string is not NUL-terminated");
+  return section.data() + offset;
 }
 
 uint64_t DwarfFile::address_at(const Unit& u, uint64_t index, uint64_t where) const {
@@ -423,15 +429,19 @@ void DwarfFile::read_value(Reader& r, const Unit& u, uint32_t form, int64_t impl
                         ")");
     Reader o(s.str_offsets, s.str_offsets_name, s.big_endian);
     o.seek(u.str_offsets_base + index * os);
-    std::string_view str = string_at(s, s.str, s.str_name, o.uint(static_cast<unsigned>(os)), r, at);
     v.kind = Value::kString;
-    v.ptr = reinterpret_cast<const uint8_t*>(str.data());
-    v.len = str.size();
+    v.ptr = string_at(s.str, s.str_end, s.str_name, o.uint(static_cast<unsigned>(os)), r, at);
+    v.len = Value::kNulTerminated;
   };
   auto string = [&](std::string_view str) {
     v.kind = Value::kString;
     v.ptr = reinterpret_cast<const uint8_t*>(str.data());
     v.len = str.size();
+  };
+  auto pooled = [&](const uint8_t* p) {
+    v.kind = Value::kString;
+    v.ptr = p;
+    v.len = Value::kNulTerminated;
   };
   auto block = [&](uint64_t n) {
     Bytes b = r.take(n);
@@ -464,13 +474,15 @@ void DwarfFile::read_value(Reader& r, const Unit& u, uint32_t form, int64_t impl
     case DW_FORM_flag: v.kind = Value::kFlag; v.u = r.u8() != 0; return;
     case DW_FORM_flag_present: v.kind = Value::kFlag; v.u = 1; return;
     case DW_FORM_string: string(r.cstr()); return;
-    case DW_FORM_strp: string(string_at(s, s.str, s.str_name, r.uint(u.offset_size), r, at)); return;
-    case DW_FORM_line_strp: string(string_at(s, s.line_str, s.line_str_name, r.uint(u.offset_size), r, at)); return;
+    case DW_FORM_strp: pooled(string_at(s.str, s.str_end, s.str_name, r.uint(u.offset_size), r, at)); return;
+    case DW_FORM_line_strp:
+      pooled(string_at(s.line_str, s.line_str_end, s.line_str_name, r.uint(u.offset_size), r, at));
+      return;
     case DW_FORM_strp_sup:
     case DW_FORM_GNU_strp_alt: {
       uint64_t off = r.uint(u.offset_size);
       need_alt("DW_FORM_GNU_strp_alt");
-      string(string_at(alt_, alt_.str, alt_.str_name, off, r, at));
+      pooled(string_at(alt_.str, alt_.str_end, alt_.str_name, off, r, at));
       return;
     }
     case DW_FORM_strx:
@@ -540,12 +552,7 @@ AttrIter::AttrIter(const DwarfFile& file, const Die& die)
   if (die.abbrev) r_.seek(die.attr_pos);
 }
 
-bool AttrIter::next(Attr& a) {
-  if (spec_ == spec_end_) return false;
-  const AttrSpec& s = *spec_++;
-  a.name = s.name;
-  a.form = s.form;
-  a.offset = r_.offset();
+void AttrIter::next_slow(const AttrSpec& s, Attr& a) {
   a.value = Value{};
   if (s.form == DW_FORM_indirect) {
     uint64_t form = r_.uleb128();
@@ -554,7 +561,6 @@ bool AttrIter::next(Attr& a) {
     a.form = static_cast<uint32_t>(form);
   }
   file_->read_value(r_, *unit_, a.form, s.implicit_const, a.value);
-  return true;
 }
 
 }  // namespace btfc::dwarf

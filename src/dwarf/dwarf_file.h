@@ -60,6 +60,10 @@ struct Sections {
   bool big_endian = false;
   std::vector<Bytes> info, types;
   Bytes abbrev, str, line_str, str_offsets, addr;
+  // One past the last NUL of str / line_str: a string starting before it is
+  // terminated, so resolving DW_FORM_strp is a bounds check and the length
+  // is found only when someone reads the string.
+  size_t str_end = 0, line_str_end = 0;
   std::string_view info_name = ".debug_info", types_name = ".debug_types", abbrev_name = ".debug_abbrev",
                    str_name = ".debug_str", line_str_name = ".debug_line_str",
                    str_offsets_name = ".debug_str_offsets", addr_name = ".debug_addr";
@@ -134,11 +138,15 @@ struct Value {
   };
   Kind kind = kNone;
   uint64_t u = 0;               // every kind but kString/kBlock (kSigned as two's complement)
-  const uint8_t* ptr = nullptr; // kString, kBlock
-  size_t len = 0;
+  const uint8_t* ptr = nullptr; // kString, kBlock (meaningless for other kinds)
+  size_t len = 0;               // kNulTerminated: a string whose length is not computed yet
 
+  static constexpr size_t kNulTerminated = ~size_t{0};
   int64_t s() const { return static_cast<int64_t>(u); }
-  std::string_view str() const { return {reinterpret_cast<const char*>(ptr), len}; }
+  std::string_view str() const {
+    const char* p = reinterpret_cast<const char*>(ptr);
+    return len == kNulTerminated ? std::string_view(p) : std::string_view(p, len);
+  }
   Bytes block() const { return {ptr, len}; }
   bool is_constant() const { return kind == kUnsigned || kind == kSigned; }
 };
@@ -180,11 +188,13 @@ class DwarfFile;
 class AttrIter {
  public:
   AttrIter(const DwarfFile& file, const Die& die);
-  bool next(Attr& attr);
+  inline bool next(Attr& attr);
   // Position just past the last attribute, valid once next() returned false.
   uint64_t end_pos() const { return r_.pos(); }
 
  private:
+  void next_slow(const AttrSpec& spec, Attr& attr);
+
   const DwarfFile* file_;
   const Unit* unit_;
   const AttrSpec* spec_;
@@ -249,6 +259,8 @@ class DwarfFile {
     // Where to look for the file named by .gnu_debugaltlink / .debug_sup
     // besides next to the file (the empty default means /usr/lib/debug).
     std::string debug_dir = "/usr/lib/debug";
+    // Off for untrusted bytes (the fuzz target): the file names a path.
+    bool load_alt = true;
   };
 
   // Reads the unit headers of .debug_info and .debug_types, their
@@ -318,8 +330,8 @@ class DwarfFile {
   void read_root(Unit& unit);
   void load_alt(const elf::ElfFile& elf, const Options& options);
   Die die_in(const Unit& unit, uint64_t section_offset) const;
-  std::string_view string_at(const Sections& s, Bytes section, std::string_view name, uint64_t offset,
-                             const Reader& at, uint64_t where) const;
+  static const uint8_t* string_at(Bytes section, size_t end, std::string_view name, uint64_t offset,
+                                  const Reader& at, uint64_t where);
 
   std::string path_;
   Sections main_;
@@ -336,6 +348,52 @@ class DwarfFile {
   std::map<std::tuple<const Sections*, uint64_t, FormSizes>, std::unique_ptr<AbbrevTable>> abbrev_tables_;
   std::vector<std::pair<uint64_t, const Unit*>> signatures_;  // sorted
 };
+
+// The forms that make up most DIEs are decoded here, inline; the rest (and
+// every error) go through DwarfFile::read_value.
+inline bool AttrIter::next(Attr& a) {
+  if (spec_ == spec_end_) return false;
+  const AttrSpec& s = *spec_++;
+  a.name = s.name;
+  a.form = s.form;
+  a.offset = r_.offset();
+  Value& v = a.value;
+  size_t pos = r_.pos();
+  switch (s.form) {
+    case DW_FORM_data1: v.kind = Value::kUnsigned; v.u = r_.u8(); return true;
+    case DW_FORM_data2: v.kind = Value::kUnsigned; v.u = r_.u16(); return true;
+    case DW_FORM_data4: v.kind = Value::kUnsigned; v.u = r_.u32(); return true;
+    case DW_FORM_implicit_const: v.kind = Value::kSigned; v.u = static_cast<uint64_t>(s.implicit_const); return true;
+    case DW_FORM_flag_present: v.kind = Value::kFlag; v.u = 1; return true;
+    case DW_FORM_ref4: {
+      uint64_t off = r_.u32();
+      if (off < unit_->end - unit_->offset) {
+        v.kind = Value::kRef;
+        v.u = unit_->global_base + unit_->offset + off;
+        return true;
+      }
+      break;
+    }
+    case DW_FORM_strp: {
+      uint64_t off = unit_->offset_size == 4 ? r_.u32() : r_.u64();
+      if (off < unit_->sections->str_end) {
+        v.kind = Value::kString;
+        v.ptr = unit_->sections->str.data() + off;
+        v.len = Value::kNulTerminated;
+        return true;
+      }
+      break;
+    }
+    case DW_FORM_sec_offset:
+      v.kind = Value::kSecOffset;
+      v.u = unit_->offset_size == 4 ? r_.u32() : r_.u64();
+      return true;
+    default: break;
+  }
+  r_.seek(pos);
+  next_slow(s, a);
+  return true;
+}
 
 // Walks every DIE of `unit` and decodes every attribute (strings and
 // references resolved), the full validation `btfc stats`, the fuzz target and
