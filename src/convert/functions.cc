@@ -12,7 +12,6 @@
 #include "convert/functions.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "base/error.h"
 #include "dwarf/constants.h"
@@ -320,6 +319,7 @@ namespace {
 struct ParamFlags {
   bool has_loc = false, optimized = false, unexpected = false;
 };
+constexpr uint8_t kHasLoc = 1, kOptimized = 2, kUnexpected = 4;
 
 // One parameter while the unit is collected: where its flags live (its own
 // DIE, or the abstract origin's when the concrete instance shares them).
@@ -415,7 +415,10 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
   // With no STT_FUNC symbol at all pahole emits no FUNC.
   if (index.empty()) return;
   const std::span<const uint8_t> regs = register_params(index.machine());
-  std::unordered_map<uint64_t, ParamFlags> flags;  // by parameter DIE offset
+  // Location flags by parameter DIE offset, each parameter's own and those
+  // a concrete instance shares with its abstract origin; sorted and OR-ed
+  // per DIE once the unit is walked (no per-parameter allocation).
+  std::vector<std::pair<uint64_t, uint8_t>> flags;
   std::vector<PendingParam> pending;                // parallel to out.params
   std::vector<Bytes> exprs;
   std::optional<uint64_t> loclists_base;
@@ -546,16 +549,10 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
             pf.optimized = true;
           }
         }
-        ParamFlags& own = flags[kid.offset];
-        own.has_loc |= pf.has_loc;
-        own.optimized |= pf.optimized;
-        own.unexpected |= pf.unexpected;
-        if (flag_die != kid.offset) {
-          ParamFlags& shared = flags[flag_die];
-          shared.has_loc |= pf.has_loc;
-          shared.optimized |= pf.optimized;
-          shared.unexpected |= pf.unexpected;
-        }
+        const uint8_t bits = (pf.has_loc ? kHasLoc : 0) | (pf.optimized ? kOptimized : 0) |
+                             (pf.unexpected ? kUnexpected : 0);
+        flags.push_back({kid.offset, bits});
+        if (flag_die != kid.offset) flags.push_back({flag_die, bits});
         out.params.push_back({pname, ptype ? types.type_id(*ptype) : 0});
         pending.push_back({kid.offset, 0});
       }
@@ -596,6 +593,13 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
   // The flags of each candidate's parameters once every concrete instance
   // of the unit shared its flags with its abstract origin (pahole computes
   // them after recoding the whole unit).
+  std::sort(flags.begin(), flags.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t w = 0;
+  for (size_t r = 0; r < flags.size(); r++) {
+    if (w && flags[w - 1].first == flags[r].first) flags[w - 1].second |= flags[r].second;
+    else flags[w++] = flags[r];
+  }
+  flags.resize(w);
   const btf::Btf& t = types.table();
   for (size_t k = first_func; k < out.funcs.size(); k++) {
     FuncCandidate& f = out.funcs[k];
@@ -603,10 +607,11 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
     for (uint32_t i = 0; i < f.nr_params; i++) {
       const PendingParam& p = pending[f.first_param - params_base + i];
       if (!p.die) continue;  // `...`
-      auto it = flags.find(p.die);
-      ParamFlags pf = it != flags.end() ? it->second : ParamFlags{};
-      if (pf.optimized || !pf.has_loc) optimized = true;
-      if (pf.unexpected) unexpected = true;
+      auto it = std::lower_bound(flags.begin(), flags.end(), p.die,
+                                 [](const auto& e, uint64_t off) { return e.first < off; });
+      const uint8_t bits = it != flags.end() && it->first == p.die ? it->second : 0;
+      if ((bits & kOptimized) || !(bits & kHasLoc)) optimized = true;
+      if (bits & kUnexpected) unexpected = true;
     }
     if (optimized) f.flags |= kOptimizedParms;
     if (unexpected) {
