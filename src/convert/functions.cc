@@ -343,8 +343,10 @@ bool is_struct_param(const btf::Btf& t, btf::TypeId id) {
 }
 
 // pahole's natural alignment of a type (class__infer_packed_attributes).
-uint32_t natural_alignment(const btf::Btf& t, btf::TypeId id, uint8_t address_size, int depth = 0) {
-  for (int guard = 0; id && guard < 64 && id >= t.start_id(); guard++) {
+// `budget` bounds the walk: nested aggregates are visited at most that
+// many times in all, so no input can make this blow up.
+uint32_t natural_alignment(const btf::Btf& t, btf::TypeId id, uint8_t address_size, int& budget) {
+  for (int guard = 0; id && guard < 64 && id >= t.start_id() && budget > 0; guard++) {
     btf::TypeView v = t.type(id);
     switch (v.kind()) {
       case btf::Kind::Typedef: case btf::Kind::Const: case btf::Kind::Volatile: case btf::Kind::Restrict:
@@ -354,9 +356,11 @@ uint32_t natural_alignment(const btf::Btf& t, btf::TypeId id, uint8_t address_si
         return std::max<uint32_t>(v.size(), 1);
       case btf::Kind::Array: id = v.array().type; continue;
       case btf::Kind::Struct: case btf::Kind::Union: {
-        if (depth > 32) return 1;
         uint32_t a = 1;
-        for (btf::Member m : v.members()) a = std::max(a, natural_alignment(t, m.type, address_size, depth + 1));
+        for (btf::Member m : v.members()) {
+          if (--budget <= 0) break;
+          a = std::max(a, natural_alignment(t, m.type, address_size, budget));
+        }
         return a;
       }
       default: return 1;
@@ -400,7 +404,8 @@ bool struct_is_packed(const btf::Btf& t, btf::TypeId id, uint8_t address_size) {
     if (byte > end) return false;  // a hole
     uint64_t bits = m.bitfield_size() ? m.bitfield_size() : type_size(t, m.type, address_size) * 8;
     end = std::max(end, (bit + bits + 7) / 8);
-    uint32_t a = natural_alignment(t, m.type, address_size);
+    int budget = 4096;
+    uint32_t a = natural_alignment(t, m.type, address_size, budget);
     max_align = std::max(max_align, a);
     if (!m.bitfield_size() && a > 1 && byte % a) misaligned = true;
   }

@@ -264,5 +264,21 @@ int TAG("fn_tag") tagged(int a, int TAG("p_tag") b) { return a + b; }
   EXPECT_EQ(summarize(run_stand_in(so, no_tags).btf).decl_tags, 0u);
 }
 
+// Functions of assembler units (gas describes `.type f,@function` symbols
+// as DW_TAG_subprogram returning DW_TAG_unspecified_type) become
+// `void (void)`; a C declaration of the same name does not compete.
+TEST(Functions, AssemblerUnit) {
+  std::string dir = scratch_dir();
+  std::ofstream(dir + "/fasm.S") << ".text\n.globl asm_fn\n.type asm_fn,@function\nasm_fn:\n ret\n.size asm_fn, .-asm_fn\n";
+  std::string c = compile_c("fasmc", "extern void asm_fn(int);\nvoid call_asm(int a) { asm_fn(a); }\n",
+                            "gcc -O2 -g -fPIC -c");
+  RunResult r = run("gcc -g -c " + dir + "/fasm.S -o " + dir + "/fasm.o && gcc -shared -nostdlib " + dir +
+                    "/fasm.o " + c + " -o " + dir + "/fasm.so");
+  ASSERT_EQ(r.status, 0) << r.err;
+  Summary s = summarize(run_stand_in(dir + "/fasm.so", features_default()).btf);
+  EXPECT_EQ(func(s, "asm_fn"), "0 fn() -> void");
+  EXPECT_EQ(func(s, "call_asm"), "0 fn(a:int int/4/1) -> void");
+}
+
 }  // namespace
 }  // namespace btfc::test
