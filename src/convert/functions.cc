@@ -78,6 +78,16 @@ FunctionIndex::FunctionIndex(const elf::ElfFile& elf, Options options) {
     flags_.push_back(ambiguous ? kAmbiguous : 0);
     i = j;
   }
+  // Every subprogram of every unit is looked up: an open-addressing table
+  // of entry numbers (load <= 1/2) instead of a binary search over names.
+  size_t cap = 16;
+  while (cap < names_.size() * 2) cap *= 2;
+  slots_.assign(names_.empty() ? 0 : cap, kNone);
+  for (uint32_t e = 0; e < names_.size(); e++) {
+    size_t i = std::hash<std::string_view>{}(names_[e]) & (cap - 1);
+    while (slots_[i] != kNone) i = (i + 1) & (cap - 1);
+    slots_[i] = e;
+  }
   if (options.kfuncs) read_kfuncs(elf);
   machine_ = elf.machine();
   address_size_ = elf.address_size();
@@ -86,8 +96,13 @@ FunctionIndex::FunctionIndex(const elf::ElfFile& elf, Options options) {
 }
 
 uint32_t FunctionIndex::find(std::string_view name) const {
-  auto it = std::lower_bound(names_.begin(), names_.end(), name);
-  return it != names_.end() && *it == name ? static_cast<uint32_t>(it - names_.begin()) : kNone;
+  if (slots_.empty()) return kNone;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = std::hash<std::string_view>{}(name) & mask;; i = (i + 1) & mask) {
+    const uint32_t e = slots_[i];
+    if (e == kNone) return kNone;
+    if (names_[e] == name) return e;
+  }
 }
 
 uint32_t FunctionIndex::kfunc_flags(uint32_t entry) const {

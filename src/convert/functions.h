@@ -70,6 +70,7 @@ class FunctionIndex {
 
   std::vector<std::string_view> names_;  // into the mapped .strtab
   std::vector<uint8_t> flags_;
+  std::vector<uint32_t> slots_;  // hash table of entries (kNone = empty)
   std::vector<std::pair<uint32_t, uint32_t>> kfunc_flags_;  // (entry, set8 pair flags), sorted
   uint16_t machine_ = 0;
   uint8_t address_size_ = 8;
