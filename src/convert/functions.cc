@@ -26,8 +26,7 @@ constexpr uint32_t DW_TAG_GNU_annotation = 0x6001;
 constexpr uint8_t DW_OP_reg0 = 0x50, DW_OP_reg31 = 0x6f, DW_OP_stack_value = 0x9f, DW_OP_entry_value = 0xa3,
                   DW_OP_GNU_entry_value = 0xf3;
 constexpr uint16_t EM_SPARC = 2, EM_MIPS = 8, EM_PPC = 20, EM_PPC64 = 21, EM_S390 = 22, EM_ARM = 40,
-                   EM_SPARCV9 = 43, EM_X86_64 = 62, EM_AARCH64 = 183, EM_ARC_COMPACT = 93, EM_RISCV = 243,
-                   EM_LOONGARCH = 258;
+                   EM_SPARCV9 = 43, EM_X86_64 = 62, EM_AARCH64 = 183, EM_ARC_COMPACT = 93, EM_RISCV = 243;
 
 // `s` has ".cold" or ".part" somewhere after its first '.'.
 bool has_non_function_suffix(std::string_view s) {
@@ -157,18 +156,22 @@ void FunctionIndex::read_kfuncs(const elf::ElfFile& elf) {
 // ---- Registers -----------------------------------------------------------
 
 std::span<const uint8_t> register_params(uint16_t machine) {
-  // Expected location of parameter i as a DW_OP_regN opcode; 0 means "any"
-  // (pahole knows the register numbers of x86-64 only, and for the other
-  // architectures only checks that parameters are in some register).
+  // Expected location of parameter i as a DW_OP_regN opcode; 0 means "any
+  // register" (pahole has register numbers for x86-64, s390 and ARM/AArch64
+  // only; for the others it only checks that a parameter is in a register).
   static constexpr uint8_t x86_64[] = {DW_OP_reg0 + 5, DW_OP_reg0 + 4, DW_OP_reg0 + 1,
                                        DW_OP_reg0 + 2, DW_OP_reg0 + 8, DW_OP_reg0 + 9};
-  static constexpr uint8_t any5[5] = {}, any8[8] = {};
+  static constexpr uint8_t s390[] = {DW_OP_reg0 + 2, DW_OP_reg0 + 3, DW_OP_reg0 + 4, DW_OP_reg0 + 5,
+                                     DW_OP_reg0 + 6};
+  static constexpr uint8_t arm[] = {DW_OP_reg0,     DW_OP_reg0 + 1, DW_OP_reg0 + 2, DW_OP_reg0 + 3,
+                                    DW_OP_reg0 + 4, DW_OP_reg0 + 5, DW_OP_reg0 + 6, DW_OP_reg0 + 7};
+  static constexpr uint8_t any8[8] = {};
   switch (machine) {
     case EM_X86_64: return x86_64;
+    case EM_S390: return s390;
+    case EM_ARM: case EM_AARCH64: return arm;
     case EM_SPARC: case EM_SPARCV9: return {any8, 6};
-    case EM_S390: return any5;
-    case EM_AARCH64: case EM_ARC_COMPACT: case EM_ARM: case EM_LOONGARCH: case EM_MIPS: case EM_PPC:
-    case EM_PPC64: case EM_RISCV: return any8;
+    case EM_ARC_COMPACT: case EM_MIPS: case EM_PPC: case EM_PPC64: case EM_RISCV: return any8;
     default: return {};
   }
 }
