@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "btf/reader.h"
@@ -110,6 +111,40 @@ TEST(Variables, AgreesWithPahole124) {
   Summary got = summarize(run_stand_in(so, percpu()).btf);
   EXPECT_EQ(got.vars, want.vars);
   EXPECT_EQ(got.datasecs, want.datasecs);
+}
+
+// ElfFile::relocation_section, the .ko path's building block: for every
+// variable's DW_OP_addr operand in a relocatable object, the section the
+// relocation points into is the section of the variable's ELF symbol.
+TEST(Variables, RelocationSectionMatchesSymbolTable) {
+  std::string o = compile_c("vrel2", kVars, "gcc -O2 -g -c");
+  auto elf = elf::ElfFile::open(o);
+  dwarf::DwarfFile dw(*elf);
+  const elf::Section* info = elf->find_section(".debug_info");
+  ASSERT_NE(info, nullptr);
+  const uint8_t* base = elf->section_data(*info).data();
+  std::map<std::string, uint32_t> by_symbol;
+  for (const elf::Symbol& s : elf->symbols())
+    if (s.type == elf::STT_OBJECT)  // gcc names a function's static "fn_static.0"
+      by_symbol[std::string(s.name.substr(0, s.name.find('.')))] = s.shndx;
+  size_t checked = 0;
+  for (const dwarf::Unit& u : dw.units()) {
+    dwarf::DieCursor c(dw, u);
+    dwarf::Die d;
+    while (c.next(d)) {
+      if (d.tag != dwarf::DW_TAG_variable) continue;
+      dwarf::Attrs a = dw.attrs(d);
+      if (a.location.size() != 9 || a.location[0] != 0x03) continue;  // DW_OP_addr + 8 bytes
+      std::string name(a.name);
+      if (a.specification) name = std::string(dw.attrs(dw.die_at(*a.specification)).name);
+      ASSERT_TRUE(by_symbol.count(name)) << name;
+      const uint64_t operand = static_cast<uint64_t>(a.location.data() + 1 - base);
+      EXPECT_EQ(elf->relocation_section(*info, operand), by_symbol[name]) << name;
+      EXPECT_EQ(elf->relocation_section(*info, operand + 1), 0u) << "no relocation starts inside the operand";
+      checked++;
+    }
+  }
+  EXPECT_EQ(checked, 10u);  // every variable with an address, fn_static included
 }
 
 }  // namespace
