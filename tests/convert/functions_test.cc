@@ -59,10 +59,10 @@ extern int undefined_fn(int);
 int call_undef(int a) { return undefined_fn(a) + 1; }
 )";
 
-std::string build_two_units() {
-  std::string a = compile_c("fa", kUnitA, "gcc -O2 -g -fPIC -c");
-  std::string b = compile_c("fb", kUnitB, "gcc -O2 -g -fPIC -c");
-  std::string so = scratch_dir() + "/fab.so";
+std::string build_two_units(const std::string& debug = "-g") {
+  std::string a = compile_c("fa", kUnitA, "gcc -O2 " + debug + " -fPIC -c");
+  std::string b = compile_c("fb", kUnitB, "gcc -O2 " + debug + " -fPIC -c");
+  std::string so = scratch_dir() + "/fab" + std::to_string(debug.size()) + ".so";
   RunResult r = run("gcc -shared -nostdlib " + a + " " + b + " -o " + so);
   EXPECT_EQ(r.status, 0) << r.err;
   return so;
@@ -95,6 +95,14 @@ TEST(Functions, ChoiceAcrossUnitsLegacyAndDefault) {
     EXPECT_NE(func(leg, n), "(absent)") << n;
   EXPECT_EQ(leg.func_count, 11u);
   EXPECT_EQ(def.func_count, 10u);
+}
+
+// DWARF 4 (location lists in .debug_loc, not .debug_loclists) gives the
+// same functions as gcc's DWARF 5.
+TEST(Functions, Dwarf4SameChoice) {
+  Summary v5 = summarize(run_stand_in(build_two_units(), features_default()).btf);
+  Summary v4 = summarize(run_stand_in(build_two_units("-gdwarf-4"), features_default()).btf);
+  EXPECT_EQ(v4.funcs, v5.funcs);
 }
 
 // Debian's pahole 1.24 (-j1) matches ELF symbols by exact name and keeps
