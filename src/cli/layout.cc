@@ -1,0 +1,174 @@
+// `btfc layout [OPTIONS] FILE`: struct and union layouts as pahole prints
+// them, from DWARF (-F dwarf, the default when FILE has DWARF) or BTF
+// (-F btf: a raw .btf file or an ELF file's .BTF; --base for split BTF).
+// `btfc btfdiff FILE [BTF]`: both sides with btfdiff's options, in one
+// process, and a unified diff; exit 0 when they agree, 1 when they differ.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <sys/stat.h>
+
+#include "base/parallel.h"
+#include "btf/reader.h"
+#include "cli/command.h"
+#include "dwarf/dwarf_file.h"
+#include "elf/elf_file.h"
+#include "layout/diff.h"
+#include "layout/layout.h"
+
+namespace btfc::cli {
+namespace {
+
+bool write_out(const std::string& s) {
+  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || std::fflush(stdout) != 0) {
+    std::perror("btfc: writing the layout");
+    return false;
+  }
+  return true;
+}
+
+void add_names(std::vector<std::string>& names, const std::string& arg) {
+  struct stat st;
+  if (::stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    std::ifstream in(arg);
+    std::string line;
+    while (std::getline(in, line)) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      if (!line.empty()) names.push_back(line);
+    }
+    return;
+  }
+  size_t p = 0;
+  while (p <= arg.size()) {
+    size_t e = arg.find(',', p);
+    if (e == std::string::npos) e = arg.size();
+    if (e > p) names.push_back(arg.substr(p, e - p));
+    p = e + 1;
+  }
+}
+
+void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
+  size_t p = 0;
+  while (p <= arg.size()) {
+    size_t e = arg.find(',', p);
+    if (e == std::string::npos) e = arg.size();
+    std::string name = arg.substr(p, e - p);
+    if (!name.empty()) {
+      int id = layout::language_id(name);
+      if (id < 0) throw UsageError{"unknown language '" + name + "'"};
+      out.push_back(static_cast<uint16_t>(id));
+    }
+    p = e + 1;
+  }
+}
+
+std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o) {
+  std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
+  try {
+    dwarf::DwarfFile dw(*elf);
+    return layout::layout_dwarf(dw, !elf->big_endian(), o);
+  } catch (Error& e) {
+    throw e.with_file(path);
+  }
+}
+
+std::string btf_side(const std::string& path, const std::string& base_path, const layout::LayoutOptions& o) {
+  std::optional<btf::Btf> base;
+  if (!base_path.empty()) base = btf::read_file(base_path);
+  btf::Btf b = btf::read_file(path, base ? &*base : nullptr);
+  return layout::layout_btf(b, o);
+}
+
+int run_layout(Args args) {
+  layout::LayoutOptions o;
+  std::string format, file, base;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    auto value = [&](std::string_view opt) -> std::string {
+      if (a.size() > opt.size() && a.compare(0, opt.size(), opt) == 0 && a[opt.size()] == '=')
+        return a.substr(opt.size() + 1);
+      if (opt.size() == 2 && a.size() > 2 && a.compare(0, 2, opt) == 0) return a.substr(2);
+      if (i + 1 >= args.size()) throw UsageError{std::string(opt) + " needs a value"};
+      return args[++i];
+    };
+    auto is = [&](std::string_view opt) {
+      return a == opt || (a.size() > opt.size() && a.compare(0, opt.size(), opt) == 0 &&
+                          (a[opt.size()] == '=' || opt.size() == 2));
+    };
+    if (a == "--sort") o.sort = true;
+    else if (a == "--flat_arrays") o.flat_arrays = true;
+    else if (a == "--suppress_aligned_attribute") o.suppress_aligned_attribute = true;
+    else if (a == "--suppress_force_paddings") o.suppress_force_paddings = true;
+    else if (a == "--suppress_packed") o.suppress_packed = true;
+    else if (a == "--show_private_classes") o.show_private_classes = true;
+    else if (a == "-E" || a == "--expand_types") o.expand_types = true;
+    else if (a == "-j" || a == "--jobs") set_jobs(0);
+    else if (a.rfind("-j", 0) == 0 && a.size() > 2 && a[2] != '-') set_jobs(std::stoul(a.substr(2)));
+    else if (a.rfind("--jobs=", 0) == 0) set_jobs(std::stoul(a.substr(7)));
+    else if (is("-F") || is("--format_path")) format = value(a.rfind("--", 0) == 0 ? "--format_path" : "-F");
+    else if (is("--base") || is("--btf_base") || a == "-B") base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
+    else if (is("-C") || is("--class_name")) add_names(o.class_names, value(a.rfind("--", 0) == 0 ? "--class_name" : "-C"));
+    else if (is("--lang_exclude")) add_langs(o.lang_exclude, value("--lang_exclude"));
+    else if (is("--lang")) add_langs(o.lang_include, value("--lang"));
+    else if (is("--cacheline_size")) o.cacheline_size = static_cast<unsigned>(std::stoul(value("--cacheline_size")));
+    else if (!a.empty() && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
+    else if (file.empty()) file = a;
+    else throw UsageError{"more than one FILE"};
+  }
+  if (file.empty()) throw UsageError{"missing FILE"};
+  if (format.empty()) {
+    std::unique_ptr<elf::ElfFile> elf;
+    try {
+      elf = elf::ElfFile::open(file);
+    } catch (Error&) {
+      elf = nullptr;  // not ELF: raw BTF
+    }
+    format = (elf && elf->find_section(".debug_info")) ? "dwarf" : "btf";
+  }
+  if (format.rfind("dwarf", 0) == 0) return write_out(dwarf_side(file, o)) ? 0 : 1;
+  if (format.rfind("btf", 0) == 0) return write_out(btf_side(file, base, o)) ? 0 : 1;
+  throw UsageError{"unknown format '" + format + "' (dwarf or btf)"};
+}
+
+int run_btfdiff(Args args) {
+  std::vector<std::string> files;
+  std::string base;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--base" || a == "--btf_base") {
+      if (i + 1 >= args.size()) throw UsageError{a + " needs a file"};
+      base = args[++i];
+    } else if (a.rfind("-j", 0) == 0 || a.rfind("--jobs", 0) == 0) {
+      if (a.size() > 2 && a[1] == 'j') set_jobs(std::stoul(a.substr(2)));
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError{"unknown option '" + a + "'"};
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty() || files.size() > 2) throw UsageError{"expected FILE [BTF]"};
+  // btfdiff's two pahole command lines.
+  layout::LayoutOptions d;
+  d.flat_arrays = d.sort = d.suppress_aligned_attribute = d.suppress_force_paddings = d.suppress_packed = true;
+  d.show_private_classes = true;
+  d.lang_exclude.push_back(static_cast<uint16_t>(layout::language_id("rust")));
+  layout::LayoutOptions b;
+  b.sort = b.suppress_aligned_attribute = b.suppress_packed = true;
+  std::string btf_path = files.size() == 2 ? files[1] : files[0];
+  std::string dwarf_text = dwarf_side(files[0], d);
+  std::string btf_text = btf_side(btf_path, base, b);
+  std::string diff = layout::unified_diff(dwarf_text, btf_text, files[0] + " (DWARF)", btf_path + " (BTF)");
+  if (diff.empty()) return 0;
+  write_out(diff);
+  return 1;
+}
+
+RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C NAMES] [--sort] [OPTIONS] FILE",
+                            "print struct layouts as pahole does", run_layout}};
+RegisterCommand reg_btfdiff{{"btfdiff", "btfdiff [--base BASE] FILE [BTF]",
+                             "diff the DWARF and BTF layouts of FILE (exit 1 if they differ)", run_btfdiff}};
+
+}  // namespace
+}  // namespace btfc::cli

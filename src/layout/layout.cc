@@ -1,0 +1,258 @@
+// Selection, de-duplication and ordering of printed layouts (see layout.h).
+#include "layout/layout.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "base/parallel.h"
+#include "layout/dwarf_model.h"
+
+namespace btfc::layout {
+
+namespace {
+
+struct Candidate {
+  uint32_t index = 0;        // in its table
+  std::string plain_key;     // type__compare's fields
+  bool empty = false;        // no members
+  // --sort: name, then per member: name, bit offset, bitfield size, type name
+  std::string name;
+  struct M {
+    std::string name, type;
+    uint32_t bit_offset, bitfield_size;
+  };
+  std::vector<M> members;
+  bool winner = false;
+  std::string text;
+};
+
+void put_u32(std::string& k, uint32_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+bool wanted(const Table& t, uint32_t i, const LayoutOptions& o) {
+  const Type& ty = t.t(i);
+  if (!ty.top_level && !o.show_private_classes) return false;
+  if (ty.declaration || ty.name.empty()) return false;
+  if (!o.class_names.empty() &&
+      std::find(o.class_names.begin(), o.class_names.end(), ty.name) == o.class_names.end())
+    return false;
+  return true;
+}
+
+void make_candidates(const Table& t, const LayoutOptions& o, std::vector<Candidate>& out) {
+  Printer names(t, o);
+  for (uint32_t i : t.classes) {
+    if (!wanted(t, i, o)) continue;
+    const Type& ty = t.t(i);
+    Candidate c;
+    c.index = i;
+    c.empty = ty.count == 0;
+    c.plain_key.append(ty.name);
+    c.plain_key.push_back('\0');
+    if (o.class_names.empty()) {
+      put_u32(c.plain_key, static_cast<uint32_t>(ty.size));
+      put_u32(c.plain_key, ty.count);
+      for (uint32_t k = 0; k < ty.count; ++k) {
+        const Member& m = t.members[ty.first + k];
+        c.plain_key.append(m.name);
+        c.plain_key.push_back('\0');
+        put_u32(c.plain_key, m.bit_offset);
+        put_u32(c.plain_key, m.bitfield_size);
+      }
+    }
+    if (o.sort) {
+      c.name = std::string(ty.name);
+      c.members.reserve(ty.count);
+      for (uint32_t k = 0; k < ty.count; ++k) {
+        const Member& m = t.members[ty.first + k];
+        c.members.push_back({std::string(m.name), names.type_name(m.type, 1024), m.bit_offset, m.bitfield_size});
+      }
+    }
+    out.push_back(std::move(c));
+  }
+}
+
+// type__compare_members_types(): a's members against b's.
+int compare_sorted(const Candidate& a, const Candidate& b) {
+  int r = a.name.compare(b.name);
+  if (r) return r;
+  if (a.members.empty()) return 0;
+  for (size_t i = 0; i < a.members.size(); ++i) {
+    if (i >= b.members.size()) return 1;
+    const Candidate::M& x = a.members[i];
+    const Candidate::M& y = b.members[i];
+    if (!x.name.empty() && !y.name.empty()) {
+      r = std::strcmp(x.name.c_str(), y.name.c_str());
+      if (r) return r;
+    }
+    if (x.bit_offset != y.bit_offset) return static_cast<int>(x.bit_offset) - static_cast<int>(y.bit_offset);
+    if (x.bitfield_size != y.bitfield_size)
+      return static_cast<int>(x.bitfield_size) - static_cast<int>(y.bitfield_size);
+    r = std::strcmp(x.type.c_str(), y.type.c_str());
+    if (r) return r;
+  }
+  return 0;
+}
+
+// The key under which --sort drops duplicates: everything compare_sorted looks at.
+std::string sort_key(const Candidate& c) {
+  std::string k = c.name;
+  k.push_back('\0');
+  for (const Candidate::M& m : c.members) {
+    k += m.name;
+    k.push_back('\0');
+    put_u32(k, m.bit_offset);
+    put_u32(k, m.bitfield_size);
+    k += m.type;
+    k.push_back('\0');
+  }
+  return k;
+}
+
+// Decides, in unit order, which candidates are printed.
+class Selector {
+ public:
+  explicit Selector(const LayoutOptions& o) : o_(o) {}
+
+  void offer(Candidate& c) {
+    if (!o_.class_names.empty()) {
+      // pahole -C prints each name once.
+      c.winner = plain_.insert(c.plain_key).second;
+      return;
+    }
+    if (!o_.sort) {
+      c.winner = plain_.insert(c.plain_key).second;
+      return;
+    }
+    // --sort: structures__add keeps every non-empty copy (and notes that a
+    // re-sort is needed when two share the plain key); empty ones are
+    // de-duplicated by name and size. The re-sort then drops equal keys.
+    bool fresh_plain = plain_.insert(c.plain_key).second;
+    if (c.empty && !fresh_plain) return;
+    if (!c.empty && !fresh_plain) need_resort_ = true;
+    if (empty_names_.count(c.name)) return;  // an empty struct of this name compares equal to all
+    if (!sorted_.insert(sort_key(c)).second) return;
+    if (c.empty) empty_names_.insert(c.name);
+    c.winner = true;
+  }
+  bool need_resort() const { return need_resort_; }
+
+ private:
+  const LayoutOptions& o_;
+  std::unordered_set<std::string> plain_, sorted_, empty_names_;
+  bool need_resort_ = false;
+};
+
+struct Printed {
+  std::string text;
+  Candidate key;  // for --sort
+};
+
+void finish(std::vector<Printed>& printed, bool sort, bool need_resort, std::string& out) {
+  if (sort) {
+    std::stable_sort(printed.begin(), printed.end(), [&](const Printed& a, const Printed& b) {
+      if (need_resort) return compare_sorted(a.key, b.key) < 0;
+      return a.key.plain_key < b.key.plain_key;  // name first, then the plain fields
+    });
+  }
+  size_t total = 0;
+  for (const Printed& p : printed) total += p.text.size();
+  out.reserve(total);
+  for (const Printed& p : printed) out += p.text;
+}
+
+bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
+  if (u.root_tag != dwarf::DW_TAG_compile_unit) return false;
+  if (!o.lang_include.empty() &&
+      std::find(o.lang_include.begin(), o.lang_include.end(), u.language) == o.lang_include.end())
+    return false;
+  if (std::find(o.lang_exclude.begin(), o.lang_exclude.end(), u.language) != o.lang_exclude.end()) return false;
+  return true;
+}
+
+}  // namespace
+
+int language_id(std::string_view name) {
+  static const std::pair<const char*, int> kLangs[] = {
+      {"c89", 0x01}, {"c", 0x02}, {"ada83", 0x03}, {"c++", 0x04}, {"cobol74", 0x05}, {"cobol85", 0x06},
+      {"fortran77", 0x07}, {"fortran90", 0x08}, {"pascal83", 0x09}, {"modula2", 0x0a}, {"java", 0x0b},
+      {"c99", 0x0c}, {"ada95", 0x0d}, {"fortran95", 0x0e}, {"pli", 0x0f}, {"objc", 0x10}, {"objc++", 0x11},
+      {"upc", 0x12}, {"d", 0x13}, {"python", 0x14}, {"opencl", 0x15}, {"go", 0x16}, {"modula3", 0x17},
+      {"haskell", 0x18}, {"c++03", 0x19}, {"c++11", 0x1a}, {"ocaml", 0x1b}, {"rust", 0x1c}, {"c11", 0x1d},
+      {"swift", 0x1e}, {"julia", 0x1f}, {"dylan", 0x20}, {"c++14", 0x21}, {"fortran03", 0x22},
+      {"fortran08", 0x23}, {"renderscript", 0x24}, {"bliss", 0x25}, {"c17", 0x2c}, {"asm", 0x8001}};
+  for (auto& [n, id] : kLangs) {
+    if (name.size() == std::strlen(n) &&
+        std::equal(name.begin(), name.end(), n, [](char a, char b) { return std::tolower(a) == b; }))
+      return id;
+  }
+  return -1;
+}
+
+std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& o) {
+  const auto& units = dw.units();
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < units.size(); ++i)
+    if (unit_wanted(units[i], o)) todo.push_back(i);
+  Selector sel(o);
+  std::vector<Printed> printed;
+  const size_t chunk = std::max<size_t>(16, size_t{jobs()} * 16);
+  std::vector<std::unique_ptr<Table>> tables;
+  std::vector<std::vector<Candidate>> cands;
+  for (size_t begin = 0; begin < todo.size(); begin += chunk) {
+    size_t n = std::min(chunk, todo.size() - begin);
+    tables.resize(n);
+    cands.assign(n, {});
+    parallel_for(n, [&](size_t j) {
+      if (!tables[j]) tables[j] = std::make_unique<Table>();
+      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j]);
+      make_candidates(*tables[j], o, cands[j]);
+    });
+    for (size_t j = 0; j < n; ++j)
+      for (Candidate& c : cands[j]) sel.offer(c);
+    parallel_for(n, [&](size_t j) {
+      bool any = false;
+      for (const Candidate& c : cands[j]) any |= c.winner;
+      if (!any) return;
+      Printer p(*tables[j], o);
+      for (Candidate& c : cands[j])
+        if (c.winner) p.print_class(c.index, c.text);
+    });
+    for (size_t j = 0; j < n; ++j)
+      for (Candidate& c : cands[j])
+        if (c.winner) {
+          Printed pr;
+          pr.text = std::move(c.text);
+          pr.key = std::move(c);
+          printed.push_back(std::move(pr));
+        }
+  }
+  std::string out;
+  finish(printed, o.sort, sel.need_resort(), out);
+  return out;
+}
+
+std::string layout_btf(const btf::Btf& b, const LayoutOptions& o) {
+  Table t;
+  build_btf_table(b, t);
+  std::vector<Candidate> cands;
+  make_candidates(t, o, cands);
+  Selector sel(o);
+  for (Candidate& c : cands) sel.offer(c);
+  Printer p(t, o);
+  std::vector<Printed> printed;
+  for (Candidate& c : cands) {
+    if (!c.winner) continue;
+    Printed pr;
+    p.print_class(c.index, pr.text);
+    pr.key = std::move(c);
+    printed.push_back(std::move(pr));
+  }
+  std::string out;
+  finish(printed, o.sort, sel.need_resort(), out);
+  return out;
+}
+
+}  // namespace btfc::layout

@@ -1,0 +1,47 @@
+// `btfc layout`: which structs and unions pahole prints, in which order,
+// from DWARF (unit by unit) or from BTF (one table), and the rendering of
+// each through Printer.
+//
+// Selection follows pahole's print_classes()/class__filter(): named,
+// defined, CU-level structs and unions (nested ones too with
+// show_private_classes), each layout once. Without --sort the first of
+// equal layouts in unit order is printed, in unit order (pahole's
+// type__compare key: name, size, member count, member names, bit offsets
+// and bitfield sizes). With --sort pahole re-sorts at the end by name,
+// member names, offsets, bitfield sizes and member type names, dropping
+// entries that compare equal, so that is the key and the order here.
+//
+// DWARF units are processed in chunks: the tables of one chunk are built in
+// parallel, the keys are checked against those already seen in unit order,
+// and the chunk's new layouts are rendered in parallel; output never depends
+// on the thread count.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "btf/btf.h"
+#include "dwarf/dwarf_file.h"
+#include "layout/printer.h"
+
+namespace btfc::layout {
+
+struct LayoutOptions : PrintOptions {
+  bool sort = false;
+  bool show_private_classes = false;
+  std::vector<std::string> class_names;  // -C: only these
+  std::vector<uint16_t> lang_include;    // --lang: only units of these languages
+  std::vector<uint16_t> lang_exclude;    // --lang_exclude
+};
+
+// DW_LANG_* of a pahole language name ("c", "c89", "c++", "rust", "asm"...),
+// -1 if unknown.
+int language_id(std::string_view name);
+
+std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& options);
+std::string layout_btf(const btf::Btf& btf, const LayoutOptions& options);
+
+// The layout model of a whole BTF table (base types included).
+void build_btf_table(const btf::Btf& btf, Table& out);
+
+}  // namespace btfc::layout

@@ -1,0 +1,82 @@
+// pahole's struct/union layout printer over the layout model: member lines
+// with offset/size comments, `XXX N bytes hole, try to pack`, bit holes,
+// paddings, cacheline boundaries and the closing summary, with pahole's
+// column rules (type column 26, name column 23 (21 in unions), 8 less per
+// nesting level, printf's treatment of negative widths) and its
+// abbreviations of type names ("const char  *", "struct foo * *").
+//
+// The printer keeps pahole's per-unit mutable state: holes are computed once
+// per struct, and packed-ness inferred while printing one struct can mark
+// another struct of the same table packed, so the order in which one table's
+// structs are printed matters as it does in pahole.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layout/model.h"
+
+namespace btfc::layout {
+
+struct PrintOptions {
+  unsigned cacheline_size = 64;
+  bool flat_arrays = false;
+  bool suppress_aligned_attribute = false;
+  bool suppress_force_paddings = false;
+  bool suppress_packed = false;
+  bool expand_types = false;
+};
+
+class Printer {
+ public:
+  Printer(const Table& table, const PrintOptions& options);
+
+  // One struct or union as `pahole` prints it (tag__fprintf + ";\n").
+  void print_class(uint32_t index, std::string& out);
+  // pahole's tag__name(): the type as it appears in member lines.
+  std::string type_name(uint32_t index, size_t limit = 1024) const;
+  // The holes of a struct, as class__find_holes leaves them.
+  struct ClassInfo {
+    bool holes_searched = false, packed_inferred = false, is_packed = false;
+    bool flex_verified = false, has_flex = false, embedded_searched = false, has_embedded = false;
+    int32_t pre_hole = 0, pre_bit_hole = 0, padding = 0, bit_padding = 0;
+    uint16_t nr_holes = 0, nr_bit_holes = 0;
+    uint32_t natural_alignment = 0;
+  };
+  const ClassInfo& holes(uint32_t index);
+
+ private:
+  struct Conf;
+  size_t type_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
+  size_t array_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
+  size_t union_decl_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
+  size_t union_fprintf(uint32_t type, const Conf& conf, std::string& o);
+  size_t class_fprintf(uint32_t type, const Conf& conf, std::string& o);
+  size_t enum_fprintf(uint32_t type, const Conf& conf, std::string& o);
+  size_t ftype_fprintf(uint32_t type, const std::string* name, bool inlined, bool is_pointer, int type_spacing,
+                       bool is_prototype, std::string& o) const;
+  size_t params_fprintf(uint32_t type, std::string& o) const;
+  size_t member_fprintf(uint32_t member, bool union_member, uint32_t type, Conf& conf, std::string& o);
+  size_t member_type_holes(uint32_t cls, struct TypeHoles& h, uint8_t& newline, const Conf& conf, std::string& o);
+  size_t cacheline_boundary(Conf& conf, uint32_t offset, std::string& o) const;
+  std::string ptr_name(uint32_t index, const char* suffix) const;
+
+  void find_holes(uint32_t index);
+  bool infer_packed(uint32_t index);
+  void union_infer_packed(uint32_t index);
+  void check_unnatural(uint32_t index);
+  uint32_t natural_alignment(uint32_t index);
+  bool has_flexible_array(uint32_t index);
+  bool has_embedded_flexible_array(uint32_t index);
+  bool is_struct(uint32_t i) const { return table_.t(i).kind == TKind::Struct; }
+  bool is_union(uint32_t i) const { return table_.t(i).kind == TKind::Union; }
+  bool is_enum(uint32_t i) const { return table_.t(i).kind == TKind::Enum; }
+
+  const Table& table_;
+  PrintOptions options_;
+  std::vector<ClassInfo> info_;
+  std::vector<Member> members_;  // the table's members, with holes filled in
+};
+
+}  // namespace btfc::layout
