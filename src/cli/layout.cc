@@ -158,6 +158,10 @@ int run_btfdiff(Args args) {
   b.sort = b.suppress_aligned_attribute = b.suppress_packed = true;
   std::string btf_path = files.size() == 2 ? files[1] : files[0];
   std::string dwarf_text = dwarf_side(files[0], d);
+  // A split BTF file holds its base's types too; show only what the DWARF
+  // side shows, as a module's btfdiff is about the module's own types.
+  if (!base.empty())
+    for (std::string& n : layout::printed_names(dwarf_text)) b.only_names.insert(std::move(n));
   std::string btf_text = btf_side(btf_path, base, b);
   std::string diff = layout::unified_diff(dwarf_text, btf_text, files[0] + " (DWARF)", btf_path + " (BTF)");
   if (diff.empty()) return 0;

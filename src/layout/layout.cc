@@ -38,6 +38,9 @@ bool wanted(const Table& t, uint32_t i, const LayoutOptions& o) {
   if (!o.class_names.empty() &&
       std::find(o.class_names.begin(), o.class_names.end(), ty.name) == o.class_names.end())
     return false;
+  if (!o.only_names.empty() &&
+      !o.only_names.count((ty.kind == TKind::Union ? "union " : "struct ") + std::string(ty.name)))
+    return false;
   return true;
 }
 
@@ -173,6 +176,24 @@ bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
 }
 
 }  // namespace
+
+std::vector<std::string> printed_names(std::string_view text) {
+  std::vector<std::string> names;
+  size_t p = 0;
+  while (p < text.size()) {
+    size_t e = text.find('\n', p);
+    if (e == std::string_view::npos) e = text.size();
+    std::string_view line = text.substr(p, e - p);
+    for (std::string_view kw : {"struct ", "union "}) {
+      if (line.substr(0, kw.size()) == kw && line.size() > kw.size() + 2 && line.substr(line.size() - 2) == " {") {
+        names.emplace_back(line.substr(0, line.size() - 2));
+        break;
+      }
+    }
+    p = e + 1;
+  }
+  return names;
+}
 
 int language_id(std::string_view name) {
   static const std::pair<const char*, int> kLangs[] = {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "btf/btf.h"
@@ -32,7 +33,13 @@ struct LayoutOptions : PrintOptions {
   std::vector<std::string> class_names;  // -C: only these
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages
   std::vector<uint16_t> lang_exclude;    // --lang_exclude
+  // When not empty, only these structs and unions ("struct NAME", "union NAME") (btfdiff of a
+  // module: the split BTF side is limited to what the module's DWARF shows).
+  std::unordered_set<std::string> only_names;
 };
+
+// "struct NAME" / "union NAME" of each layout in a layout text, in order.
+std::vector<std::string> printed_names(std::string_view text);
 
 // DW_LANG_* of a pahole language name ("c", "c89", "c++", "rust", "asm"...),
 // -1 if unknown.
