@@ -6,8 +6,9 @@
 
 namespace btfc::layout {
 
-void build_btf_table(const btf::Btf& b, Table& out) {
+void build_btf_table(const btf::Btf& b, Table& out, unsigned cacheline_size) {
   out = Table{};
+  out.cacheline_size = cacheline_size;
   out.has_alignment_info = false;
   out.little_endian = true;
   uint32_t end = b.end_id();

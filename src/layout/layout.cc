@@ -257,7 +257,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
 
 std::string layout_btf(const btf::Btf& b, const LayoutOptions& o) {
   Table t;
-  build_btf_table(b, t);
+  build_btf_table(b, t, o.cacheline_size);
   std::vector<Candidate> cands;
   make_candidates(t, o, cands);
   Selector sel(o);

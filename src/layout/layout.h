@@ -49,6 +49,6 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
 std::string layout_btf(const btf::Btf& btf, const LayoutOptions& options);
 
 // The layout model of a whole BTF table (base types included).
-void build_btf_table(const btf::Btf& btf, Table& out);
+void build_btf_table(const btf::Btf& btf, Table& out, unsigned cacheline_size = 64);
 
 }  // namespace btfc::layout

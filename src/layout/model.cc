@@ -5,6 +5,8 @@
 // BTF), so that both sources give the same byte offsets and bit offsets.
 #include "layout/model.h"
 
+#include <algorithm>
+
 namespace btfc::layout {
 
 uint64_t Table::size_of(uint32_t i, int depth) const {
@@ -41,31 +43,99 @@ uint32_t Table::strip(uint32_t i) const {
   return i;
 }
 
+uint32_t Table::natural_alignment(uint32_t i, int depth) const {
+  const Type& ty = t(i);
+  uint64_t a = 1;
+  if (i == 0 || depth > 64) return 1;
+  switch (ty.kind) {
+    case TKind::Pointer: a = addr_size; break;
+    case TKind::Base: a = ty.bit_size / 8; break;
+    case TKind::Enum: a = ty.size; break;
+    case TKind::Struct: case TKind::Union: {
+      uint32_t best = 0;
+      for (uint32_t k = 0; k < ty.count; ++k) {
+        const Member& m = members[ty.first + k];
+        if (m.is_static) continue;
+        uint32_t mt = strip(m.type);
+        if (mt == 0) continue;
+        best = std::max(best, natural_alignment(mt, depth + 1));
+      }
+      a = best;
+      break;
+    }
+    case TKind::Array: {
+      uint32_t e = strip(ty.type);
+      if (e) a = natural_alignment(e, depth + 1);
+      break;
+    }
+    default: break;
+  }
+  return a ? static_cast<uint32_t>(a) : 1;
+}
+
+namespace {
+
+// class__infer_alignment() of pahole's BTF loader: BTF has no alignment
+// attributes, so a member that starts further than its natural alignment
+// explains is taken to carry one (the cacheline size when that fits).
+uint32_t infer_alignment(uint32_t byte_offset, uint32_t natural, uint32_t smallest, unsigned cacheline) {
+  uint32_t alignment = 0;
+  uint32_t delta = byte_offset - smallest;
+  if (delta && byte_offset % 2 == 0) {
+    int shift = (32 - __builtin_clz(delta)) & 31;  // x86 masks the shift count
+    alignment = static_cast<uint32_t>(1u << shift);
+  }
+  if (alignment <= natural || alignment == 1)
+    alignment = 0;
+  else if (alignment < cacheline && cacheline % alignment == 0 && byte_offset % cacheline == 0)
+    alignment = cacheline;
+  return alignment;
+}
+
+}  // namespace
+
 void Table::finalize() {
+  if (!has_alignment_info) {
+    // BTF (class__fixup_btf_bitfields)
+    for (size_t ti = 1; ti < types.size(); ++ti) {
+      if (types[ti].kind != TKind::Struct && types[ti].kind != TKind::Union) continue;
+      if (types[ti].declaration) continue;
+      uint32_t smallest = 0;
+      for (uint32_t k = 0; k < types[ti].count; ++k) {
+        Member& m = members[types[ti].first + k];
+        uint32_t st = strip(m.type);
+        if (st == 0) continue;
+        m.bitfield_offset = 0;
+        m.byte_size = static_cast<uint32_t>(size_of(st));
+        m.bit_size = m.byte_size * 8;
+        if (m.byte_size == 0) {
+          m.alignment = infer_alignment(m.byte_offset, natural_alignment(st), smallest, cacheline_size);
+          continue;
+        }
+        TKind sk = t(st).kind;
+        if (sk == TKind::Base || sk == TKind::Enum) {
+          if (m.bitfield_size) {
+            m.byte_offset = m.bit_offset / m.bit_size * m.bit_size / 8;
+            m.bitfield_offset = static_cast<int32_t>(m.bit_offset) - static_cast<int32_t>(m.byte_offset * 8);
+          } else {
+            m.byte_offset = m.bit_offset / 8;
+          }
+        }
+        m.alignment = infer_alignment(m.byte_offset, natural_alignment(st), smallest, cacheline_size);
+        smallest = m.byte_offset + (m.bitfield_size ? static_cast<uint32_t>(m.bitfield_offset + m.bitfield_size + 7) / 8
+                                                     : m.byte_size);
+      }
+      types[ti].alignment = infer_alignment(static_cast<uint32_t>(types[ti].size),
+                                            natural_alignment(static_cast<uint32_t>(ti)), smallest, cacheline_size);
+    }
+    return;
+  }
   for (size_t ti = 1; ti < types.size(); ++ti) {
     const Type& ty = types[ti];
     if (ty.kind != TKind::Struct && ty.kind != TKind::Union) continue;
     for (uint32_t k = 0; k < ty.count; ++k) {
       Member& m = members[ty.first + k];
       if (m.is_static) continue;
-      if (!has_alignment_info) {
-        // BTF (class__fixup_btf_bitfields)
-        uint32_t st = strip(m.type);
-        if (st == 0 && m.type == 0) continue;
-        m.bitfield_offset = 0;
-        m.byte_size = static_cast<uint32_t>(size_of(st));
-        m.bit_size = m.byte_size * 8;
-        TKind sk = t(st).kind;
-        if (sk != TKind::Base && sk != TKind::Enum) continue;
-        if (m.byte_size == 0) continue;
-        if (m.bitfield_size) {
-          m.byte_offset = m.bit_offset / m.bit_size * m.bit_size / 8;
-          m.bitfield_offset = static_cast<int32_t>(m.bit_offset) - static_cast<int32_t>(m.byte_offset * 8);
-        } else {
-          m.byte_offset = m.bit_offset / 8;
-        }
-        continue;
-      }
       if (m.bitfield_size == 0) {
         if (m.byte_size == 0) m.byte_size = static_cast<uint32_t>(size_of(m.type));
         m.bit_size = m.byte_size * 8;

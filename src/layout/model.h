@@ -96,12 +96,15 @@ struct Table {
   bool little_endian = true;
   bool has_alignment_info = true;   // DWARF yes, BTF no
   uint16_t language = 0;
+  unsigned cacheline_size = 64;     // BTF: what inferred alignments snap to
 
   const Type& t(uint32_t i) const { return types[i < types.size() ? i : 0]; }
   // tag__size(): bytes of a type, following typedefs/qualifiers, times array elements.
   uint64_t size_of(uint32_t i, int depth = 0) const;
   // tag__strip_typedefs_and_modifiers() of a type index.
   uint32_t strip(uint32_t i) const;
+  // tag__natural_alignment(): the largest base alignment inside a type.
+  uint32_t natural_alignment(uint32_t i, int depth = 0) const;
   // Computes member byte sizes, bitfield offsets (class_member__cache_byte_size).
   void finalize();
 };

@@ -1,0 +1,197 @@
+// `btfc layout` and `btfc btfdiff` against their oracles.
+//
+// Fixture tests compile small C files with gcc and compare btfc with
+// Debian's pahole 1.24 run on the same object (DWARF) and on the BTF pahole
+// 1.24 encodes from it (`pahole -J`), with the options a user would pass;
+// btfc prints as pahole 1.31 does, so the few 1.31-only summary lines are
+// removed first (pahole_oracle.h). Corpus tests compare byte for byte with
+// the pahole 1.31 reference files and, for the other modules, with pahole
+// 1.24 again, and check that btfdiff is clean on every corpus file.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "layout/diff.h"
+#include "layout/layout.h"
+#include "layout/pahole_oracle.h"
+#include "support/test_support.h"
+
+namespace btfc::test {
+namespace {
+
+// Each struct exercises one layout rule; the comment says which.
+const char* kFixture = R"(
+/* byte holes after a, c and e, and tail padding */
+struct holes { char a; int b; char c; long d; short e; };
+/* bit holes, an explicit :0, a bitfield after a byte member, a 40-bit field */
+struct bits { unsigned a:3; unsigned b:5; unsigned :0; unsigned c:4; char d; unsigned long e:40; int f:7; };
+/* packed: members at unnatural offsets */
+struct __attribute__((packed)) packed { char a; int b; long c; };
+/* aligned member and aligned struct: forced holes */
+struct aligned { int a; int b __attribute__((aligned(16))); } __attribute__((aligned(64)));
+/* a member struct with padding, with holes, and a packed one */
+struct inner_pad { long x; char y; };
+struct uses_inner { struct inner_pad p; char z; struct holes h; struct packed pk; };
+/* nested anonymous union and structs, an anonymous bitfield struct, an inline enum */
+struct nested { int kind; union { struct { int x, y; } pt; long l; struct { char c; long q; } s; }; struct { unsigned f1:1, f2:2; } flags; enum { A, B = 5 } e; };
+/* flexible arrays, at the end and embedded, and a zero-length array */
+struct flex { int n; long data[]; };
+struct flex_in { int a; struct flex f; };
+struct zero { int n; char z[0]; };
+/* cacheline crossings, on and off a boundary, and a last struct with holes */
+struct big { char a; long b[9]; char c; long d[7]; int e; char f[70]; struct holes tail; };
+/* type names: function pointers with varargs and void, const char *, char **, qualifiers, 2-D array */
+struct fp { int (*cb)(void *, const char *, ...); void (*v)(void); const char *s; char **pp; const int ci; volatile long vl; int arr[2][3]; struct fp *next; const struct holes *ch; _Bool ok; };
+/* a union holding structs */
+union u { int i; struct holes h; char c[3]; struct packed p; };
+/* a typedef'd anonymous struct as a member */
+typedef struct { int a; char b; } tdef_t;
+struct uses_tdef { tdef_t t; char after; };
+/* an over-aligned small struct as a member */
+struct small_pad { char c; } __attribute__((aligned(32)));
+struct uses_small { long l; struct small_pad sp; };
+struct holes v1; struct bits v2; struct packed v3; struct aligned v4; struct uses_inner v5; struct nested v6;
+struct flex *v7; struct flex_in *v8; struct zero *v9; struct big v10; struct fp v11; union u v12;
+struct uses_tdef v13; struct uses_small v14;
+/* a struct local to a function: printed with --show_private_classes only */
+int f(void) { struct local { int z; char q; } l = {1, 2}; return l.z + l.q; }
+)";
+
+class LayoutFixture : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!tool_exists("pahole")) return;
+    object_ = new std::string(compile_c("layout_fixture", kFixture, "gcc -g -O0 -c"));
+    btf_ = new std::string(*object_ + ".btf");
+    RunResult r = run("pahole -J --btf_encode_detached=" + *btf_ + " " + *object_);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    delete object_;
+    delete btf_;
+    object_ = btf_ = nullptr;
+  }
+  void SetUp() override {
+    if (!tool_exists("pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  }
+  // btfc and pahole 1.24 with the same options on `file`.
+  void expect_same(const std::string& options, const std::string& file, bool fix_expand = false) {
+    RunResult p = run("pahole " + options + " " + file);
+    ASSERT_EQ(p.status, 0) << p.err;
+    RunResult b = run_btfc("layout " + options + " " + file);
+    ASSERT_EQ(b.status, 0) << b.err;
+    ASSERT_FALSE(p.out.empty());
+    std::string ours = only_what_124_prints(b.out), want = only_what_124_prints(p.out);
+    if (fix_expand) {
+      // With -E, 1.24 and 1.31 differ in the space between an expanded
+      // member's closing brace (and its attributes) and the member name
+      // ("}p;" / "))sp"); compare with that space normalised on both sides.
+      ours = normalise_brace_space(ours);
+      want = normalise_brace_space(want);
+    }
+    EXPECT_EQ(ours, want) << layout::unified_diff(want, ours, "pahole " + options, "btfc layout " + options);
+  }
+  static std::string normalise_brace_space(const std::string& text) {
+    static const std::regex glued(R"(^(\t*\}(?: __attribute__\(\(\w+(?:\(\d+\))?\)\))*) ?(\w.*;.*)$)");
+    std::string fixed;
+    size_t q = 0;
+    while (q <= text.size()) {
+      size_t e = text.find('\n', q);
+      if (e == std::string::npos) e = text.size();
+      fixed += std::regex_replace(text.substr(q, e - q), glued, "$1 $2");
+      if (e < text.size()) fixed += '\n';
+      q = e + 1;
+    }
+    return fixed;
+  }
+  static std::string* object_;
+  static std::string* btf_;
+};
+std::string* LayoutFixture::object_ = nullptr;
+std::string* LayoutFixture::btf_ = nullptr;
+
+TEST_F(LayoutFixture, PlainDwarfMatchesPahole) { expect_same("", *object_); }
+TEST_F(LayoutFixture, SortedDwarfMatchesPahole) { expect_same("--sort", *object_); }
+TEST_F(LayoutFixture, PrivateClassesMatchPahole) { expect_same("--show_private_classes --sort", *object_); }
+TEST_F(LayoutFixture, BtfdiffDwarfSideMatchesPahole) {
+  expect_same("-F dwarf --flat_arrays --sort --jobs --suppress_aligned_attribute --suppress_force_paddings "
+              "--suppress_packed --lang_exclude rust --show_private_classes",
+              *object_);
+}
+TEST_F(LayoutFixture, CachelineSizeMatchesPahole) { expect_same("--cacheline_size=32", *object_); }
+TEST_F(LayoutFixture, ClassNamesMatchPahole) { expect_same("-C holes,big,fp", *object_); }
+TEST_F(LayoutFixture, FlatArraysMatchPahole) { expect_same("--flat_arrays", *object_); }
+TEST_F(LayoutFixture, ExpandTypesMatchesPahole) { expect_same("-E", *object_, true); }
+TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
+TEST_F(LayoutFixture, SortedBtfMatchesPahole) { expect_same("-F btf --sort", *btf_); }
+TEST_F(LayoutFixture, BtfdiffBtfSideMatchesPahole) {
+  expect_same("-F btf --sort --suppress_aligned_attribute --suppress_packed", *btf_);
+}
+
+TEST_F(LayoutFixture, ClassNamesFromAFile) {
+  std::string list = scratch_dir() + "/names.txt";
+  ASSERT_EQ(run("printf 'holes\\nbits\\n' > " + list).status, 0);
+  RunResult a = run_btfc("layout -C " + list + " " + *object_);
+  RunResult b = run("pahole -C holes,bits " + *object_);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(only_what_124_prints(a.out), only_what_124_prints(b.out));
+}
+
+TEST_F(LayoutFixture, BtfdiffIsCleanOnPaholeBtf) {
+  std::string obj = scratch_dir() + "/with_btf.o";
+  ASSERT_EQ(run("cp " + *object_ + " " + obj + " && pahole -J " + obj).status, 0);
+  RunResult r = run_btfc("btfdiff " + obj);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(LayoutFixture, BtfdiffReportsADifference) {
+  // BTF of a different layout of the same struct names: the diff must show it.
+  std::string other = compile_c("layout_other", "struct holes { long a; char b; } x;\n", "gcc -g -c");
+  std::string btf = other + ".btf";
+  ASSERT_EQ(run("pahole -J --btf_encode_detached=" + btf + " " + other).status, 0);
+  std::string obj = compile_c("layout_same", "struct holes { char a; int b; char c; long d; short e; } x;\n", "gcc -g -c");
+  RunResult r = run_btfc("btfdiff " + obj + " " + btf);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("-\tchar                       a;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("+\tlong int                   a;"), std::string::npos) << r.out;
+}
+
+TEST(LayoutDedup, SameNameAcrossUnits) {
+  if (!tool_exists("pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  // Two units: one struct identical in both (printed once), one with two
+  // layouts under one name (printed twice), an empty struct in both.
+  std::string a = compile_c("dedup_a", "struct same { int x; long y; } a1; struct twice { int x; } a2; struct empty {} a3;\n",
+                            "gcc -g -c");
+  std::string b = compile_c("dedup_b", "struct same { int x; long y; } b1; struct twice { long x; char c; } b2; struct empty {} b3;\n",
+                            "gcc -g -c");
+  std::string ab = scratch_dir() + "/dedup_ab.o";
+  ASSERT_EQ(run("ld -r " + a + " " + b + " -o " + ab).status, 0);
+  for (std::string opts : {"", "--sort"}) {
+    RunResult p = run("pahole " + opts + " " + ab);
+    RunResult r = run_btfc("layout " + opts + " " + ab);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(only_what_124_prints(r.out), only_what_124_prints(p.out)) << opts;
+  }
+}
+
+TEST(LayoutDiff, UnifiedDiffShape) {
+  EXPECT_EQ(layout::unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
+  std::string d = layout::unified_diff("1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\nfive\n6\n7\n8\n", "x", "y");
+  EXPECT_EQ(d, "--- x\n+++ y\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n");
+}
+
+TEST(LayoutCli, BadUsage) {
+  RunResult r = run_btfc("layout --no_such_option x");
+  EXPECT_EQ(r.status, 2);
+  r = run_btfc("layout");
+  EXPECT_EQ(r.status, 2);
+  r = run_btfc("layout --lang_exclude klingon x");
+  EXPECT_EQ(r.status, 2);
+  r = run_btfc("layout /nonexistent/file");
+  EXPECT_EQ(r.status, 1);
+}
+
+}  // namespace
+}  // namespace btfc::test
