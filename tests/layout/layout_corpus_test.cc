@@ -56,21 +56,21 @@ TEST_F(LayoutCorpus, Ext4BtfdiffDwarfSide) {
 // exactly what pahole 1.24 prints, or the module comparisons below would
 // prove nothing.
 TEST_F(LayoutCorpus, FilterTurns131Into124) {
-  if (!tool_exists("pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
   std::string ko = corpus_dir() + "/mods/ext4.ko";
-  RunResult p = run("pahole --sort " + ko);
+  RunResult p = run("/usr/bin/pahole --sort " + ko);
   EXPECT_EQ(only_what_124_prints(reference("ext4.layout-plain.txt")), only_what_124_prints(p.out));
-  p = run(std::string("pahole ") + kBtfdiffDwarf + " " + ko);
+  p = run(std::string("/usr/bin/pahole ") + kBtfdiffDwarf + " " + ko);
   EXPECT_EQ(only_what_124_prints(reference("ext4.layout-dwarf.txt")), only_what_124_prints(p.out));
 }
 
 TEST_F(LayoutCorpus, ModulesMatchPahole124) {
-  if (!tool_exists("pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
   for (const std::string& m : corpus_modules()) {
     if (m == "ext4") continue;  // against the 1.31 references above
     std::string ko = corpus_dir() + "/mods/" + m + ".ko";
     for (std::string opts : {std::string("--sort"), std::string(kBtfdiffDwarf)}) {
-      RunResult p = run("pahole " + opts + " " + ko);
+      RunResult p = run("/usr/bin/pahole " + opts + " " + ko);
       ASSERT_EQ(p.status, 0) << p.err;
       RunResult b = run_btfc("layout " + opts + " " + ko);
       ASSERT_EQ(b.status, 0) << b.err;

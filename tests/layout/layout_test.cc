@@ -61,10 +61,10 @@ int f(void) { struct local { int z; char q; } l = {1, 2}; return l.z + l.q; }
 class LayoutFixture : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!tool_exists("pahole")) return;
+    if (!tool_exists("/usr/bin/pahole")) return;
     object_ = new std::string(compile_c("layout_fixture", kFixture, "gcc -g -O0 -c"));
     btf_ = new std::string(*object_ + ".btf");
-    RunResult r = run("pahole -J --btf_encode_detached=" + *btf_ + " " + *object_);
+    RunResult r = run("/usr/bin/pahole -J --btf_encode_detached=" + *btf_ + " " + *object_);
     ASSERT_EQ(r.status, 0) << r.err;
   }
   static void TearDownTestSuite() {
@@ -73,11 +73,11 @@ class LayoutFixture : public ::testing::Test {
     object_ = btf_ = nullptr;
   }
   void SetUp() override {
-    if (!tool_exists("pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+    if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
   }
   // btfc and pahole 1.24 with the same options on `file`.
   void expect_same(const std::string& options, const std::string& file, bool fix_expand = false) {
-    RunResult p = run("pahole " + options + " " + file);
+    RunResult p = run("/usr/bin/pahole " + options + " " + file);
     ASSERT_EQ(p.status, 0) << p.err;
     RunResult b = run_btfc("layout " + options + " " + file);
     ASSERT_EQ(b.status, 0) << b.err;
@@ -133,14 +133,14 @@ TEST_F(LayoutFixture, ClassNamesFromAFile) {
   std::string list = scratch_dir() + "/names.txt";
   ASSERT_EQ(run("printf 'holes\\nbits\\n' > " + list).status, 0);
   RunResult a = run_btfc("layout -C " + list + " " + *object_);
-  RunResult b = run("pahole -C holes,bits " + *object_);
+  RunResult b = run("/usr/bin/pahole -C holes,bits " + *object_);
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_EQ(only_what_124_prints(a.out), only_what_124_prints(b.out));
 }
 
 TEST_F(LayoutFixture, BtfdiffIsCleanOnPaholeBtf) {
   std::string obj = scratch_dir() + "/with_btf.o";
-  ASSERT_EQ(run("cp " + *object_ + " " + obj + " && pahole -J " + obj).status, 0);
+  ASSERT_EQ(run("cp " + *object_ + " " + obj + " && /usr/bin/pahole -J " + obj).status, 0);
   RunResult r = run_btfc("btfdiff " + obj);
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "");
@@ -150,7 +150,7 @@ TEST_F(LayoutFixture, BtfdiffReportsADifference) {
   // BTF of a different layout of the same struct names: the diff must show it.
   std::string other = compile_c("layout_other", "struct holes { long a; char b; } x;\n", "gcc -g -c");
   std::string btf = other + ".btf";
-  ASSERT_EQ(run("pahole -J --btf_encode_detached=" + btf + " " + other).status, 0);
+  ASSERT_EQ(run("/usr/bin/pahole -J --btf_encode_detached=" + btf + " " + other).status, 0);
   std::string obj = compile_c("layout_same", "struct holes { char a; int b; char c; long d; short e; } x;\n", "gcc -g -c");
   RunResult r = run_btfc("btfdiff " + obj + " " + btf);
   EXPECT_EQ(r.status, 1);
@@ -159,7 +159,7 @@ TEST_F(LayoutFixture, BtfdiffReportsADifference) {
 }
 
 TEST(LayoutDedup, SameNameAcrossUnits) {
-  if (!tool_exists("pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
   // Two units: one struct identical in both (printed once), one with two
   // layouts under one name (printed twice), an empty struct in both.
   std::string a = compile_c("dedup_a", "struct same { int x; long y; } a1; struct twice { int x; } a2; struct empty {} a3;\n",
@@ -169,7 +169,7 @@ TEST(LayoutDedup, SameNameAcrossUnits) {
   std::string ab = scratch_dir() + "/dedup_ab.o";
   ASSERT_EQ(run("ld -r " + a + " " + b + " -o " + ab).status, 0);
   for (std::string opts : {"", "--sort"}) {
-    RunResult p = run("pahole " + opts + " " + ab);
+    RunResult p = run("/usr/bin/pahole " + opts + " " + ab);
     RunResult r = run_btfc("layout " + opts + " " + ab);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(only_what_124_prints(r.out), only_what_124_prints(p.out)) << opts;
