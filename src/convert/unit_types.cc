@@ -310,7 +310,7 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
       in_member = false;
       if (child.tag == DW_TAG_member) {
         ++member_idx;
-        in_member = true;
+        in_member = true;  // its annotation children come next, at depth 2
         Attrs m = dw.attrs(child);
         // C++ static data members are declarations, not storage.
         if (m.declaration || m.external) continue;
@@ -339,6 +339,7 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
         }
         if (bit_offset < 0 || bit_offset > UINT32_MAX) fail(child, "member bit offset out of range");
         members_.push_back({kabi(m.name), type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
+        continue;
       } else if (child.tag == DW_TAG_inheritance) {
         ++member_idx;  // pahole counts it, and BTF has no base classes for C
       } else if (is_annotation(child.tag) && decl_tags) {

@@ -1,0 +1,313 @@
+// Type conversion on small C fixtures compiled by the test with gcc and
+// clang (DWARF 4 and 5, plus DWARF 3 and big-endian targets for the old
+// DW_AT_bit_offset), checked against Debian's pahole 1.24 (`pahole -J
+// --btf_encode_detached`, whose type rules 1.31 kept) with btfc's semantic
+// diff, and loaded into the running kernel. Cases 1.24 cannot judge
+// (clang's btf_type_tag/btf_decl_tag ordering, errors, in-place writing,
+// pahole mode) are asserted directly.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "btf/btf_test_util.h"
+#include "btf/diff.h"
+#include "btf/dump.h"
+#include "btf/reader.h"
+#include "support/test_support.h"
+
+namespace btfc::convert {
+namespace {
+
+using btf::testing::read_bytes;
+
+std::string pahole_mode_binary() { return std::filesystem::path(BTFC_BINARY).parent_path() / "pahole"; }
+
+// btfc's and pahole 1.24's BTF of `obj`: equivalent graphs expected.
+void expect_same_as_pahole(const std::string& obj, const std::string& flags = "") {
+  std::string ours = obj + ".btfc.btf", ref = obj + ".pahole.btf";
+  std::filesystem::remove(ours);
+  std::filesystem::remove(ref);  // pahole 1.24 opens without O_TRUNC
+  test::RunResult r = test::run_btfc("encode " + flags + " --btf_encode_detached=" + ours + " " + obj);
+  ASSERT_EQ(r.status, 0) << r.err;
+  test::RunResult p = test::run("pahole -J " + flags + " --btf_encode_detached=" + ref + " " + obj);
+  ASSERT_EQ(p.status, 0) << p.err;
+  btf::Btf a = btf::read_file(ours), b = btf::read_file(ref);
+  btf::DiffResult d = btf::diff(a, b, {"btfc", "pahole-1.24"});
+  EXPECT_TRUE(d.equivalent) << d.report;
+  BTFC_EXPECT_LOADS(read_bytes(ours));
+}
+
+std::string dump(const std::string& path) {
+  std::string out;
+  btf::dump_raw(btf::read_file(path), out);
+  return out;
+}
+
+// Every construct of pahole-rules.md section 2 that C has, kept alive by
+// variables (no functions: FUNC rules are the funcs helper's tests).
+const char* kTypes = R"(
+typedef unsigned long size_t;
+struct S { long x; unsigned a:3, b:5; int arr[2][3]; char flex[]; };
+struct Bits { unsigned a:3; int b:5; unsigned long long c:40; char d; short e:7; _Bool f:1; };
+union U;
+struct Opaque;
+enum E { NEG = -1, POS = 1 };
+enum F { BIG = 1ULL << 32 };
+enum G { SMALL = 0xffffffffu };
+enum __attribute__((packed)) P8 { P8A = 200 };
+enum Fwd;
+typedef int (*fp_t)(int, ...);
+typedef void (*vp_t)(void);
+struct __attribute__((packed)) Packed { char c; int i; long l; };
+struct Empty {};
+struct Nest { struct Inner { int q; } in; union { int z; char y; }; struct { short s; }; };
+struct T {
+  union U *u; struct Opaque *o; enum Fwd *f; fp_t fp; vp_t vp; enum E e; enum F ff; enum G g; enum P8 p8;
+  const volatile long double ld; float fl; double d; __int128 i128; unsigned __int128 u128;
+  _Bool bo; signed char sc; unsigned char uc; char c; short sh; unsigned short ush; long long ll;
+  const void *cv; void *restrict rp; volatile int vi; size_t sz;
+  int matrix[4][2][5]; struct Empty em; struct Packed pk; struct Nest n; struct S *s; struct Bits bits;
+  char zero[0]; int (*arr_ptr)[3];
+};
+struct T t;
+const struct T *const ct = &t;
+)";
+
+struct Compiler {
+  const char* name;
+  const char* command;
+};
+
+class TypesFixture : public ::testing::TestWithParam<Compiler> {};
+
+TEST_P(TypesFixture, SameAsPahole124) {
+  std::string obj = test::compile_c(std::string("types_") + GetParam().name, kTypes, GetParam().command);
+  expect_same_as_pahole(obj);
+  expect_same_as_pahole(obj, "--btf_gen_floats");
+  expect_same_as_pahole(obj, "--skip_encoding_btf_enum64");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Compilers, TypesFixture,
+    ::testing::Values(Compiler{"gcc_dwarf4", "gcc -g -gdwarf-4 -c"}, Compiler{"gcc_dwarf5", "gcc -g -gdwarf-5 -c"},
+                      Compiler{"gcc_dwarf2", "gcc -g -gdwarf-2 -c"},  // DW_AT_bit_offset, LE conversion
+                      Compiler{"gcc_O2", "gcc -g -O2 -c"},
+                      Compiler{"clang_dwarf4", "clang -g -gdwarf-4 -c"}, Compiler{"clang_dwarf5", "clang -g -gdwarf-5 -c"},
+                      Compiler{"clang_ppc64_dwarf3", "clang --target=powerpc64-linux-gnu -g -gdwarf-3 -c"},  // BE bit_offset
+                      Compiler{"clang_s390x_dwarf5", "clang --target=s390x-linux-gnu -g -gdwarf-5 -c"},
+                      Compiler{"clang_aarch64", "clang --target=aarch64-linux-gnu -g -c"}),
+    [](const ::testing::TestParamInfo<Compiler>& i) { return std::string(i.param.name); });
+
+TEST(Encode, SpecificEncodings) {
+  std::string obj = test::compile_c("specific", kTypes, "gcc -g -gdwarf-5 -c");
+  std::string out = obj + ".btf";
+  ASSERT_EQ(test::run_btfc("encode --btf_gen_floats --btf_encode_detached=" + out + " " + obj).status, 0);
+  std::string d = dump(out);
+  // 2.5: flattened multi-dimensional array, flexible and zero-length arrays.
+  EXPECT_NE(d.find("ARRAY '(anon)' type_id="), std::string::npos);
+  EXPECT_NE(d.find("nr_elems=40"), std::string::npos) << "int[4][2][5] flattened";
+  EXPECT_NE(d.find("nr_elems=6"), std::string::npos) << "int[2][3] flattened";
+  EXPECT_NE(d.find("nr_elems=0"), std::string::npos) << "flexible array";
+  // 2.4: signedness from the values for 4-byte enums, ENUM64 for 8 bytes,
+  // an enum declaration is an empty 4-byte ENUM, a packed enum keeps size 1.
+  EXPECT_NE(d.find("ENUM 'E' encoding=SIGNED size=4 vlen=2"), std::string::npos) << d;
+  EXPECT_NE(d.find("ENUM64 'F' encoding=UNSIGNED size=8 vlen=1"), std::string::npos);
+  EXPECT_NE(d.find("ENUM 'G' encoding=UNSIGNED size=4 vlen=1"), std::string::npos);
+  EXPECT_NE(d.find("ENUM 'Fwd' encoding=UNSIGNED size=4 vlen=0"), std::string::npos);
+  EXPECT_NE(d.find("ENUM 'P8' encoding=UNSIGNED size=1 vlen=1"), std::string::npos);
+  // 2.3: declarations are FWDs of the right kind.
+  EXPECT_NE(d.find("FWD 'U' fwd_kind=union"), std::string::npos);
+  EXPECT_NE(d.find("FWD 'Opaque' fwd_kind=struct"), std::string::npos);
+  // 2.1
+  EXPECT_NE(d.find("FLOAT 'long double' size=16"), std::string::npos);
+  EXPECT_NE(d.find("INT '__int128' size=16 bits_offset=0 nr_bits=128 encoding=SIGNED"), std::string::npos);
+  EXPECT_NE(d.find("INT '_Bool' size=1 bits_offset=0 nr_bits=8 encoding=BOOL"), std::string::npos);
+  EXPECT_NE(d.find("INT 'char' size=1 bits_offset=0 nr_bits=8 encoding=SIGNED"), std::string::npos);
+  EXPECT_NE(d.find("INT 'unsigned char' size=1 bits_offset=0 nr_bits=8 encoding=(none)"), std::string::npos);
+  EXPECT_NE(d.find("STRUCT 'Empty' size=0 vlen=0"), std::string::npos);
+  // 2.6: `...` is a trailing unnamed void parameter.
+  EXPECT_NE(d.find("\t'(anon)' type_id=0\n"), std::string::npos);
+  // Without --btf_gen_floats, floats are INTs of their size, no encoding.
+  ASSERT_EQ(test::run_btfc("encode --btf_encode_detached=" + out + " " + obj).status, 0);
+  d = dump(out);
+  EXPECT_NE(d.find("INT 'long double' size=16 bits_offset=0 nr_bits=128 encoding=(none)"), std::string::npos);
+  EXPECT_EQ(d.find("FLOAT"), std::string::npos);
+}
+
+TEST(Encode, IndexIntAppendedToUnitWithoutInt) {
+  // 2.5: no `int` in this unit, yet arrays need an index type: pahole adds
+  // INT 'int' after the unit's types.
+  std::string obj = test::compile_c("noint", "struct X { char a[4]; unsigned short b[2]; } x;\n", "gcc -g -c");
+  expect_same_as_pahole(obj);
+  std::string out = obj + ".btfc.btf";
+  std::string d = dump(out);
+  EXPECT_NE(d.find("INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED"), std::string::npos) << d;
+}
+
+TEST(Encode, SeveralUnitsLinkedAndThreadCountIrrelevant) {
+  // Three units sharing types, linked: dedup merges them; -j1/-j2/-j4 give
+  // the same bytes.
+  std::string dir = test::scratch_dir();
+  std::string a = test::compile_c("unit_a", std::string(kTypes) + "int main(void) { return t.c; }\n", "gcc -g -O1 -c");
+  std::string b = test::compile_c("unit_b", std::string(kTypes) + "struct T *get_b(void) { return &t; }\n",
+                                  "gcc -g -O1 -c -Dt=tb -Dct=ctb");
+  std::string c = test::compile_c("unit_c", "struct L { struct L *next; int v[3]; } l;\nint use_c(struct L *p) { return p->v[1]; }\n",
+                                  "clang -g -O1 -c");
+  std::string exe = dir + "/linked";
+  ASSERT_EQ(test::run("gcc -o " + exe + " " + a + " " + b + " " + c).status, 0);
+  std::string first;
+  for (const char* j : {"-j1", "-j2", "-j4", "-j"}) {
+    std::string out = dir + "/linked" + j + ".btf";
+    test::RunResult r = test::run_btfc(std::string("encode ") + j + " --btf_encode_detached=" + out + " " + exe);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string bytes = test::read_file(out);
+    if (first.empty()) first = bytes;
+    EXPECT_EQ(bytes, first) << "output of " << j << " differs from -j1";
+  }
+  BTFC_EXPECT_LOADS(read_bytes(dir + "/linked-j1.btf"));
+}
+
+TEST(Encode, ClangLtoLink) {
+  // clang -flto: one LTO unit per source, types referenced across units
+  // with DW_FORM_ref_addr; each unit converts what it references.
+  std::string dir = test::scratch_dir();
+  std::string a = test::compile_c("lto_a", "struct P { int x; struct P *next; };\nstruct P *mk(void);\n"
+                                  "int main(void) { return mk()->x; }\n", "clang -g -O2 -flto -c");
+  std::string b = test::compile_c("lto_b", "struct P { int x; struct P *next; };\nstatic struct P p;\n"
+                                  "__attribute__((noinline)) struct P *mk(void) { return &p; }\n",
+                                  "clang -g -O2 -flto -c");
+  std::string exe = dir + "/lto";
+  test::RunResult l = test::run("clang -flto -fuse-ld=lld -g -O2 -o " + exe + " " + a + " " + b);
+  ASSERT_EQ(l.status, 0) << l.err;
+  std::string out = exe + ".btf";
+  test::RunResult r = test::run_btfc("encode --btf_encode_detached=" + out + " " + exe);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string d = dump(out);
+  EXPECT_NE(d.find("STRUCT 'P' size=16 vlen=2"), std::string::npos) << d;
+  BTFC_EXPECT_LOADS(read_bytes(out));
+}
+
+TEST(Encode, ClangBtfTags) {
+  // clang's btf_type_tag / btf_decl_tag attributes (DW_TAG_LLVM_annotation).
+  // PTR -> last tag -> ... -> first tag -> pointee; decl tags after the
+  // unit's types, with the member index or -1.
+  const char* src = R"(
+#define __tag1 __attribute__((btf_type_tag("tag1")))
+#define __tag2 __attribute__((btf_type_tag("tag2")))
+struct R { int __tag1 __tag2 *p; int m __attribute__((btf_decl_tag("member_tag"))); }
+  __attribute__((btf_decl_tag("struct_tag")));
+typedef int td_t __attribute__((btf_decl_tag("typedef_tag")));
+struct R r; td_t td;
+)";
+  std::string obj = test::compile_c("tags", src, "clang -g -c");
+  std::string out = obj + ".btf";
+  ASSERT_EQ(test::run_btfc("encode --btf_encode_detached=" + out + " " + obj).status, 0);
+  btf::Btf b = btf::read_file(out);
+  std::string d = dump(out);
+  // Walk the member `p`: PTR -> TYPE_TAG tag2 -> TYPE_TAG tag1 -> INT int.
+  btf::TypeId r = 0;
+  for (btf::TypeId id = 1; id < b.end_id(); ++id)
+    if (b.type(id).kind() == btf::Kind::Struct && b.type(id).name() == "R") r = id;
+  ASSERT_NE(r, 0u) << d;
+  btf::TypeView ptr = b.type(b.type(r).member(0).type);
+  ASSERT_EQ(ptr.kind(), btf::Kind::Ptr) << d;
+  btf::TypeView t2 = b.type(ptr.type());
+  ASSERT_EQ(t2.kind(), btf::Kind::TypeTag) << d;
+  EXPECT_EQ(t2.name(), "tag2");
+  btf::TypeView t1 = b.type(t2.type());
+  ASSERT_EQ(t1.kind(), btf::Kind::TypeTag) << d;
+  EXPECT_EQ(t1.name(), "tag1");
+  EXPECT_EQ(b.type(t1.type()).name(), "int");
+  EXPECT_NE(d.find("DECL_TAG 'struct_tag' type_id=" + std::to_string(r) + " component_idx=-1"), std::string::npos) << d;
+  EXPECT_NE(d.find("DECL_TAG 'member_tag' type_id=" + std::to_string(r) + " component_idx=1"), std::string::npos) << d;
+  EXPECT_NE(d.find("DECL_TAG 'typedef_tag'"), std::string::npos) << d;
+  BTFC_EXPECT_LOADS(read_bytes(out));
+  // pahole 1.24 reads the same annotations: same graph.
+  expect_same_as_pahole(obj);
+  // Without the features: no tags at all.
+  ASSERT_EQ(test::run_btfc("encode --skip_encoding_btf_type_tag --skip_encoding_btf_decl_tag --btf_encode_detached=" +
+                           out + " " + obj).status, 0);
+  d = dump(out);
+  EXPECT_EQ(d.find("TYPE_TAG"), std::string::npos) << d;
+  EXPECT_EQ(d.find("DECL_TAG"), std::string::npos) << d;
+}
+
+TEST(Encode, UnsupportedTypesFailLikePahole) {
+  std::string obj = test::compile_c("complex", "_Complex double z;\n", "gcc -g -c");
+  test::RunResult r = test::run_btfc("encode --btf_gen_floats --btf_encode_detached=/dev/null " + obj);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("Complex, interval and imaginary float types are not supported"), std::string::npos) << r.err;
+  obj = test::compile_c("atomic", "_Atomic int ai;\n", "gcc -g -c");
+  r = test::run_btfc("encode --btf_encode_detached=/dev/null " + obj);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("Unsupported DW_TAG_atomic_type(0x47)"), std::string::npos) << r.err;
+}
+
+TEST(Encode, InPlaceIntoTheElf) {
+  std::string dir = test::scratch_dir();
+  std::string obj = test::compile_c("inplace", kTypes, "gcc -g -c");
+  std::string copy = dir + "/inplace_copy.o";
+  std::filesystem::copy_file(obj, copy, std::filesystem::copy_options::overwrite_existing);
+  test::RunResult r = test::run_btfc("encode -J " + copy);
+  ASSERT_EQ(r.status, 0) << r.err;
+  test::RunResult s = test::run("readelf -S -W " + copy);
+  EXPECT_NE(s.out.find(".BTF "), std::string::npos) << s.out;
+  test::RunResult bt = test::run("bpftool btf dump file " + copy);
+  ASSERT_EQ(bt.status, 0) << bt.err;
+  EXPECT_NE(bt.out.find("STRUCT 'T'"), std::string::npos);
+  EXPECT_EQ(test::run("objdump -h " + copy).status, 0);
+  // Encoding again replaces the section; the result still reads the same.
+  ASSERT_EQ(test::run_btfc("encode -J " + copy).status, 0);
+  EXPECT_EQ(test::run("bpftool btf dump file " + copy).out, bt.out);
+
+  // A failing run leaves the input byte for byte as it was.
+  std::string bad = test::compile_c("inplace_bad", "_Complex double z; int x[3];\n", "gcc -g -c");
+  std::string before = test::read_file(bad);
+  r = test::run_btfc("encode -J --btf_gen_floats " + bad);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(test::read_file(bad), before);
+  for (auto& e : std::filesystem::directory_iterator(std::filesystem::path(bad).parent_path()))
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << "left behind: " << e.path();
+}
+
+TEST(Encode, PaholeMode) {
+  std::string pahole = pahole_mode_binary();
+  test::RunResult v = test::run(pahole + " --version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out, "v1.31\n");
+  EXPECT_EQ(test::run(pahole + " --numeric_version").out, "131\n");
+  test::RunResult f = test::run(pahole + " --supported_btf_features");
+  EXPECT_EQ(f.out.substr(0, 17), "encode_force,var,");
+  // What Linux 6.1's link-vmlinux.sh runs, detached variant.
+  std::string obj = test::compile_c("pahole_mode", kTypes, "gcc -g -c");
+  std::string out = obj + ".btf";
+  test::RunResult e = test::run(pahole + " -J --btf_gen_floats -j --lang_exclude=rust "
+                                "--skip_encoding_btf_inconsistent_proto --btf_gen_optimized "
+                                "--btf_encode_detached=" + out + " " + obj);
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_NE(dump(out).find("STRUCT 'T'"), std::string::npos);
+  // A pahole option btfc does not implement is an error, not ignored.
+  test::RunResult u = test::run(pahole + " --sort " + obj);
+  EXPECT_EQ(u.status, 2);
+  EXPECT_NE(u.err.find("pahole option --sort is not supported by btfc"), std::string::npos) << u.err;
+  test::RunResult c = test::run(pahole + " -C T " + obj);
+  EXPECT_EQ(c.status, 2);
+}
+
+TEST(Encode, LanguageExclusion) {
+  // A unit of an excluded language contributes nothing.
+  std::string obj = test::compile_c("lang", kTypes, "gcc -g -c");
+  std::string out = obj + ".btf";
+  std::filesystem::remove(out);
+  test::RunResult r = test::run_btfc("encode --lang_exclude=c89,c99,c11,c --btf_encode_detached=" + out + " " + obj);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "nothing to encode: pahole writes nothing";
+  r = test::run_btfc("encode --lang=rust --btf_encode_detached=" + out + " " + obj);
+  ASSERT_EQ(r.status, 0);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
+}  // namespace btfc::convert
