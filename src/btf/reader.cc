@@ -50,8 +50,8 @@ bool valid_section_name(std::string_view s) {
 
 class Validator {
  public:
-  Validator(const Btf& btf, std::string_view section, uint64_t types_offset)
-      : btf_(btf), section_(section), types_offset_(types_offset) {}
+  Validator(const Btf& btf, std::string_view section, uint64_t types_offset, bool kernel_only)
+      : btf_(btf), section_(section), types_offset_(types_offset), kernel_only_(kernel_only) {}
 
   void run() {
     for (TypeId id = btf_.start_id(); id < btf_.end_id(); ++id) check_record(id);
@@ -212,6 +212,8 @@ class Validator {
       case Kind::Func:
         need_identifier();
         if (vlen > static_cast<uint32_t>(FuncLinkage::Extern)) fail(id, 1, "unknown linkage " + std::to_string(vlen));
+        if (kernel_only_ && vlen == static_cast<uint32_t>(FuncLinkage::Extern))
+          fail(id, 1, "extern linkage (the kernel loads static and global only)");
         check_id(id, 2, rec[2], "prototype ");
         break;
       case Kind::FuncProto: {
@@ -232,6 +234,8 @@ class Validator {
         need_identifier();
         check_id(id, 2, rec[2], "");
         if (rec[3] > static_cast<uint32_t>(VarLinkage::GlobalExtern)) fail(id, 3, "unknown linkage " + std::to_string(rec[3]));
+        if (kernel_only_ && rec[3] == static_cast<uint32_t>(VarLinkage::GlobalExtern))
+          fail(id, 3, "extern linkage (the kernel loads static and global only)");
         break;
       case Kind::Datasec: {
         if (!valid_section_name(name)) fail(id, 0, rec[0] ? "invalid section name" : "needs a name");
@@ -239,7 +243,9 @@ class Validator {
         // (the kernel refuses it): pahole 1.31 --btf_features=global_var
         // writes the same variable twice at one offset, and dump must show
         // that output.
+        if (kernel_only_ && rec[2] == 0) fail(id, 2, "size 0 (not yet laid out)");
         uint32_t prev = 0;
+        uint64_t prev_end = 0;
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + 3 * i;
           auto what = [&] { return "variable " + std::to_string(i) + " "; };
@@ -250,7 +256,11 @@ class Validator {
             fail(id, w + 1, what() + "at offset " + std::to_string(off) + " is not sorted (previous at " +
                                 std::to_string(prev) + ")");
           if (size == 0) fail(id, w + 2, what() + "has size 0");
+          if (kernel_only_ && off < prev_end)
+            fail(id, w + 1, what() + "at offset " + std::to_string(off) + " overlaps the previous one (ending at " +
+                                std::to_string(prev_end) + ")");
           prev = off;
+          prev_end = uint64_t{off} + size;
           uint64_t end = uint64_t{off} + size;
           // Size 0 is a BPF object file's section before libbpf fills in
           // sizes and offsets at load time (clang writes it so).
@@ -480,6 +490,7 @@ class Validator {
   const Btf& btf_;
   std::string_view section_;
   uint64_t types_offset_;
+  bool kernel_only_;  // also the rules only the kernel applies (see reader.h)
 };
 
 }  // namespace
@@ -489,8 +500,10 @@ bool is_raw_btf(Bytes bytes) {
 }
 
 void validate(const Btf& btf, std::string_view section, uint64_t types_offset) {
-  Validator(btf, section, types_offset).run();
+  Validator(btf, section, types_offset, false).run();
 }
+
+void validate_for_kernel(const Btf& btf) { Validator(btf, ".BTF", HEADER_SIZE, true).run(); }
 
 Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   Reader r(bytes, section, false);

@@ -37,4 +37,11 @@ Btf read_file(const std::string& path, const Btf* base = nullptr);
 // error offsets (24 for what write_raw produces).
 void validate(const Btf& btf, std::string_view section = ".BTF", uint64_t types_offset = HEADER_SIZE);
 
+// validate() plus the rules only the kernel applies, for BTF meant to be
+// loaded (what btfc encodes): no extern FUNC or VAR linkage (BPF object
+// files use them; libbpf resolves them before loading), no DATASEC of size
+// 0 or with overlapping variables. read_raw() lets those through so that
+// every file bpftool dumps can be dumped.
+void validate_for_kernel(const Btf& btf);
+
 }  // namespace btfc::btf

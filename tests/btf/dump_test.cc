@@ -18,6 +18,7 @@
 namespace btfc::btf {
 namespace {
 
+using testing::every_kind;
 using testing::read_bytes;
 using testing::reference_dir;
 
@@ -62,60 +63,6 @@ void expect_round_trip(const std::vector<uint8_t>& bytes, const Btf* base = null
   dump_raw(back, dump_be);
   EXPECT_TRUE(dump == dump_be) << "big-endian copy dumps differently";
   EXPECT_TRUE(write_raw(back) == bytes);
-}
-
-// Every kind and every variant of each line bpftool prints.
-Btf every_kind() {
-  Btf b;
-  TypeId i = b.add_int("int", 4, INT_SIGNED);
-  TypeId u8 = b.add_int("unsigned char", 1, 0);
-  b.add_int("_Bool", 1, INT_BOOL);
-  b.add_int("char", 1, INT_CHAR);
-  TypeId ptr = b.add_ptr(0);  // void *
-  TypeId arr = b.add_array(u8, i, 16);
-  TypeId s = b.add_struct("s", 40);
-  b.add_member("a", i, 0);
-  b.add_member("", ptr, 64);
-  b.add_member("bf", i, 128, 3);
-  b.add_member("bf2", u8, 131, 5);
-  b.add_member("arr", arr, 136);
-  b.add_union("", 4);
-  b.add_member("x", i, 0);
-  b.add_member("y", u8, 0);
-  b.add_enum("e", 4);
-  b.add_enum_value("E_A", 0);
-  b.add_enum_value("E_B", 4294967295ll);
-  b.add_enum("se", 4);
-  b.add_enum_value("S_NEG", -2147483648ll);
-  b.add_enum_value("S_POS", 7);
-  b.add_enum64("e64", 8, false);
-  b.add_enum64_value("BIG", 0xffffffffffffffffull);
-  b.add_enum64("se64", 8, true);
-  b.add_enum64_value("NEG", static_cast<uint64_t>(-5ll));
-  b.add_fwd("fs", false);
-  b.add_fwd("fu", true);
-  TypeId td = b.add_typedef("t", s);
-  b.add_volatile(i);
-  TypeId c = b.add_const(i);
-  b.add_restrict(ptr);
-  TypeId proto = b.add_func_proto(i);
-  b.add_param("p", c);
-  b.add_param("", 0);  // varargs
-  TypeId f = b.add_func("f", proto, FuncLinkage::Static);
-  b.add_func("g", proto, FuncLinkage::Global);
-  b.add_func("h", proto, FuncLinkage::Extern);
-  TypeId v1 = b.add_var("v1", i, VarLinkage::Static);
-  TypeId v2 = b.add_var("v2", td, VarLinkage::GlobalAllocated);
-  b.add_var("v3", i, VarLinkage::GlobalExtern);
-  b.add_datasec(".data", 64);
-  b.add_datasec_var(v1, 0, 4);
-  b.add_datasec_var(v2, 8, 40);
-  b.add_float("double", 8);
-  b.add_decl_tag("tag1", f, -1);
-  b.add_decl_tag("tag2", f, 0);
-  b.add_decl_tag("tag3", s, 2);
-  b.add_type_tag("user", i);
-  return b;
 }
 
 TEST(BtfDump, EveryKindMatchesBpftool) {

@@ -56,6 +56,24 @@ TEST(BtfKernelLoad, BuiltTableLoads) {
   BTFC_EXPECT_LOADS(bytes);
 }
 
+// The dump tests' table: every kind and printing variant (varargs, FWDs,
+// signed and 64-bit enums, decl tags on a member) - what bpftool printed
+// must also be what the kernel accepts. Extern FUNCs and VARs are left out:
+// the kernel refuses them ("Invalid func linkage"), as the last check shows.
+TEST(BtfKernelLoad, EveryKindTableLoads) {
+  std::vector<uint8_t> bytes = write_raw(testing::every_kind(true));
+  EXPECT_NO_THROW(validate_for_kernel(testing::every_kind(true)));
+  BTFC_EXPECT_LOADS(bytes);
+  // validate_for_kernel() and the kernel agree on the extern ones.
+  Btf with_extern = testing::every_kind(false);
+  EXPECT_NO_THROW(validate(with_extern));
+  EXPECT_THROW(validate_for_kernel(with_extern), Error);
+  libbpf_print_fn_t old = libbpf_set_print(nullptr);
+  auto r = testing::load_into_kernel(write_raw(with_extern));
+  libbpf_set_print(old);
+  EXPECT_EQ(r, testing::LoadResult::Refused);
+}
+
 TEST(BtfKernelLoad, BigEndianCopyLoadsThroughLibbpf) {
   // libbpf swaps a non-native blob before handing it to the kernel.
   std::vector<uint8_t> bytes = write_raw(small_table(), true);
@@ -99,7 +117,16 @@ TEST(BtfKernelLoadCorpus, RewrittenReferencesLoad) {
   // pahole's global_var output names one variable twice at one offset of
   // .rodata; the kernel refuses that ("Invalid offset"), so btfc's reader
   // lets overlap through (dump must show it) but the kernel stays the judge.
-  std::vector<uint8_t> gv = write_raw(read_raw(read_bytes(dir + "/vmlinux.features-default-global_var.btf")));
+  Btf gv_btf = read_raw(read_bytes(dir + "/vmlinux.features-default-global_var.btf"));
+  try {
+    validate_for_kernel(gv_btf);
+    ADD_FAILURE() << "validate_for_kernel accepted the overlapping .rodata variables";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              ".BTF+0x2cd96c: type [123725] DATASEC '.rodata': variable 552 at offset 191840 overlaps the previous "
+              "one (ending at 191936)");
+  }
+  std::vector<uint8_t> gv = write_raw(gv_btf);
   libbpf_print_fn_t old = libbpf_set_print(nullptr);  // the refusal log is the whole 4 MB BTF
   auto r = testing::load_into_kernel(gv);
   libbpf_set_print(old);

@@ -193,6 +193,33 @@ TEST(BtfReader, DatasecUnsorted) {
             ".BTF+0x48: type [3] DATASEC '.data': variable 0 at offset 4 size 4 runs past the section's size 6");
 }
 
+TEST(BtfReader, KernelOnlyRules) {
+  Btf b;
+  TypeId i = b.add_int("int", 4, INT_SIGNED);
+  TypeId v1 = b.add_var("a", i, VarLinkage::GlobalAllocated);
+  TypeId v2 = b.add_var("b", i, VarLinkage::GlobalAllocated);
+  b.add_datasec(".data", 8);
+  b.add_datasec_var(v1, 0, 4);
+  b.add_datasec_var(v2, 2, 4);  // overlaps a
+  EXPECT_NO_THROW(read_raw(write_raw(b)));
+  try {
+    validate_for_kernel(b);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ".BTF+0x64: type [4] DATASEC '.data': variable 1 at offset 2 overlaps the previous one (ending at 4)");
+  }
+  Btf f;
+  TypeId p = f.add_func_proto(0);
+  f.add_func("ext", p, FuncLinkage::Extern);
+  EXPECT_NO_THROW(validate(f));
+  try {
+    validate_for_kernel(f);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ".BTF+0x28: type [2] FUNC 'ext': extern linkage (the kernel loads static and global only)");
+  }
+}
+
 TEST(BtfReader, ModifierCycle) {
   Btf b;
   b.add_const(2);     // [1] const -> [2]
