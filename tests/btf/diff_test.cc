@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <set>
 
 #include "btf/diff.h"
 #include "btf/writer.h"
@@ -282,6 +283,45 @@ TEST(DiffCorpus, ShuffledVmlinuxIsEquivalentAndEachChangeIsNamed) {
     EXPECT_NE(cli.out.find("only in " + pa + ":\n  FUNC tcp_v4_rcv"), std::string::npos) << cli.out.substr(0, 4000);
     EXPECT_NE(cli.out.find("1 difference\n"), std::string::npos);
   }
+}
+
+// Split BTF through the command line: a module against itself on the same
+// base, then the two encodings of ext4 on their own bases. bpftool (-B) is
+// the oracle for which FUNCs each side has.
+TEST(DiffCorpus, ModulesOnTheirBases) {
+  std::string va = reference("vmlinux.legacy-flags.btf"), vb = reference("vmlinux.features-default.btf");
+  std::string ea = reference("ext4.legacy-flags.btf"), eb = reference("ext4.features-default.btf");
+  test::RunResult same = test::run_btfc("diff " + ea + " " + ea + " --base " + va);
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("equivalent: "), std::string::npos);
+
+  test::RunResult r = test::run_btfc("diff " + ea + " " + eb + " --base-a " + va + " --base-b " + vb);
+  EXPECT_EQ(r.status, 1) << r.err;
+  auto funcs = [](const std::string& file, const std::string& base) {
+    std::set<std::string> names;
+    test::RunResult d = test::run("bpftool btf dump file " + file + " -B " + base);
+    EXPECT_EQ(d.status, 0) << d.err;
+    for (size_t at = 0; (at = d.out.find("] FUNC '", at)) != std::string::npos;) {
+      at += 8;
+      names.insert(d.out.substr(at, d.out.find('\'', at) - at));
+    }
+    return names;
+  };
+  std::set<std::string> fa = funcs(ea, va), fb = funcs(eb, vb);
+  size_t checked = 0;
+  for (const std::string& f : fb)
+    if (!fa.count(f)) {
+      size_t only_b = r.out.find("only in " + eb + ":");
+      ASSERT_NE(only_b, std::string::npos) << r.out.substr(0, 4000);
+      EXPECT_NE(r.out.find("  FUNC " + f + ":", only_b), std::string::npos) << f;
+      ++checked;
+    }
+  for (const std::string& f : fa)
+    if (!fb.count(f)) {
+      EXPECT_NE(r.out.find("  FUNC " + f + ":"), std::string::npos) << f;
+      ++checked;
+    }
+  EXPECT_GT(checked, 0u);
 }
 
 }  // namespace
