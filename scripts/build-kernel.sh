@@ -119,8 +119,10 @@ echo "build done in $build_time"
 
 # 6. vmlinux carries DWARF 5 and a .BTF section.
 say "check: vmlinux has DWARF 5 and .BTF"
-dwarf_version=$(readelf --debug-dump=info "$out/vmlinux" 2>/dev/null | awk '/Version:/ {print $2; exit}')
-[ "$dwarf_version" = 5 ] || die "first unit's DWARF version is '$dwarf_version', not 5"
+# awk reads to the end: an early exit would SIGPIPE readelf and trip pipefail.
+dwarf_version=$(readelf --debug-dump=info "$out/vmlinux" 2>/dev/null |
+  awk '/^ *Version: / {v[$2]++} END {for (k in v) printf "%s%s", (n++ ? "," : ""), k}')
+[ "$dwarf_version" = 5 ] || die "the units' DWARF versions are '$dwarf_version', not just 5"
 readelf -S -W "$out/vmlinux" | grep -q ' \.BTF ' || die "vmlinux has no .BTF section"
 mkdir -p "$cmp"
 objcopy --dump-section .BTF="$cmp/vmlinux.btf" "$out/vmlinux" "$cmp/objcopy.junk" && rm -f "$cmp/objcopy.junk"
