@@ -93,5 +93,21 @@ TEST_F(LayoutCorpus, BtfdiffCleanOnModules) {
   }
 }
 
+// btfdiff of the BTF that `btfc encode` makes for each module (split on the
+// pahole 1.31 vmlinux BTF, legacy flags): the DWARF side and the encoded
+// BTF must print the same layouts.
+TEST_F(LayoutCorpus, BtfdiffCleanOnEncodedModules) {
+  std::string base = shared_dir() + "/reference/pahole-1.31/vmlinux.legacy-flags.btf";
+  for (const std::string& m : corpus_modules()) {
+    std::string ko = corpus_dir() + "/mods/" + m + ".ko";
+    std::string out = scratch_dir() + "/" + m + ".encoded.btf";
+    RunResult e = run_btfc("encode --btf_gen_floats --lang_exclude=rust --btf_base=" + base +
+                           " --btf_encode_detached=" + out + " " + ko);
+    ASSERT_EQ(e.status, 0) << m << ": " << e.err;
+    RunResult r = run_btfc("btfdiff --base " + base + " " + ko + " " + out);
+    EXPECT_EQ(r.status, 0) << m << "\n" << r.out.substr(0, 4000) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace btfc::test
