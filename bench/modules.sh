@@ -17,9 +17,10 @@
 #    process) and the ratio. -F times pahole on the whole tree instead
 #    (slow: about 25 minutes for pahole 1.24 on 2 cores).
 # 3. Every sampled module's two outputs are compared with `btfc diff`;
-#    bench/classify-diff.sh then sorts the differences into kinds.
+#    bench/classify-diff.py then sorts the differences into kinds.
 #
-# PAHOLE names the pahole (default Debian's, 1.24). Outputs stay in DIR
+# PAHOLE names the pahole (default Debian's, 1.24); BASE_BTF=F reuses a base
+# btfc encoded before (it is still checked against the reference). Outputs stay in DIR
 # (default a temporary folder, removed at exit) when -o is given.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -55,7 +56,7 @@ fi
 
 # shellcheck disable=SC2086
 echo "== base: btfc encode $flags $corpus/vmlinux"
-"$btfc" encode -J $flags -j"$jobs" --btf_encode_detached="$tmp/vmlinux.btf" "$corpus/vmlinux"
+[ -f "${BASE_BTF:-}" ] && cp "$BASE_BTF" "$tmp/vmlinux.btf" || "$btfc" encode -J $flags -j"$jobs" --btf_encode_detached="$tmp/vmlinux.btf" "$corpus/vmlinux"
 "$btfc" diff "$tmp/vmlinux.btf" "$ref" > "$tmp/base-diff.txt" \
   || { tail -20 "$tmp/base-diff.txt" >&2; echo "FAIL: base differs from pahole 1.31's" >&2; exit 1; }
 echo "base equals $(basename "$ref")"
@@ -71,7 +72,8 @@ nsample=$(wc -l < "$tmp/sample.txt")
 time_cmd() {
   local out=$1
   shift
-  /usr/bin/time -f "%e %U %S %M" -o "$out.time" "$@" > "$out.log" 2>&1 \
+  # shell functions run through bash (exported below); time covers children
+  /usr/bin/time -f "%e %U %S %M" -o "$out.time" bash -c '"$@"' _ "$@" > "$out.log" 2>&1 \
     || { tail -20 "$out.log" >&2; echo "FAIL: $*" >&2; return 1; }
   awk '{printf "%s %.1f %s\n", $1, $2 + $3, $4}' "$out.time"
 }
@@ -85,13 +87,14 @@ pahole_one() {
   # shellcheck disable=SC2086
   "$pahole" -J $flags --btf_base="$tmp/vmlinux.btf" --btf_encode_detached="$out/$name.btf" "$ko"
 }
-export -f pahole_one
-export pahole flags tmp
+export -f pahole_one btfc_batch
+export pahole btfc flags tmp jobs
 
 pahole_list() {  # LIST OUTDIR
   mkdir -p "$2"
   xargs -P"$jobs" -I{} bash -c 'pahole_one "$1" "$2"' _ {} "$2" < "$1"
 }
+export -f pahole_list
 
 report() {  # NAME "wall cpu rss"
   read -r w c m <<< "$2"
@@ -139,4 +142,4 @@ while read -r ko; do
   # the batch output must be the bytes of a single-module run
 done < "$tmp/sample.txt"
 echo "equivalent: $same, different: $differ, one side missing: $missing"
-echo "(reports in $tmp/diffs; bench/classify-diff.sh $tmp/diffs sorts them into kinds)"
+echo "(reports in $tmp/diffs; bench/classify-diff.py $tmp/diffs sorts them into kinds)"
