@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark of btfc and pahole on the same input, in one run.
 #
-#   bench/compare.sh [-n RUNS] [-j "1 2"] [-f FLAGS] [FILE]
+#   bench/compare.sh [-n RUNS] [-j "1 2"] [-f FLAGS] [-b BASE] [FILE]
 #
 # FILE defaults to the corpus vmlinux; FLAGS to the flags Linux 6.1's build
 # passes (`--btf_gen_floats --lang_exclude=rust`). PAHOLE names the pahole
-# to compare with (default: Debian's `pahole`). For every -j value the two
+# to compare with (default: Debian's `pahole`). -b BASE encodes FILE (a
+# module) split on the BTF in BASE, for both tools. For every -j value the two
 # tools run alternately RUNS times each (default 5); the script prints the
 # median wall time, CPU time (user+sys) and peak RSS of each and the ratios.
 #
@@ -19,15 +20,18 @@ pahole=${PAHOLE:-pahole}
 runs=5
 jobs_list="1 2"
 flags="--btf_gen_floats --lang_exclude=rust"
-while getopts "n:j:f:" opt; do
+base=""
+while getopts "n:j:f:b:" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     j) jobs_list=$OPTARG ;;
     f) flags=$OPTARG ;;
+    b) base=$OPTARG ;;
     *) echo "usage: $0 [-n RUNS] [-j \"1 2\"] [-f FLAGS] [FILE]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
+[ -z "$base" ] || flags="$flags --btf_base=$base"
 corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
 input=${1:-$corpus/vmlinux}
 ref_dir="$root/../shared/reference/pahole-1.31"

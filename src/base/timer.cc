@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -31,10 +32,31 @@ size_t peak_rss_bytes() {
   return static_cast<size_t>(ru.ru_maxrss) * 1024;
 }
 
+// Batch mode times every file's phases; records of one name are summed
+// (and counted), so the list stays one line per phase in first-seen order.
 void print_phase_stats(std::FILE* out) {
   std::lock_guard lock(g_mu);
-  for (const Record& r : g_records)
-    std::fprintf(out, "%-12s %8.3f s   peak RSS %7.1f MB\n", r.name.c_str(), r.seconds, r.peak_rss / 1e6);
+  struct Sum {
+    const std::string* name;
+    double seconds;
+    size_t peak_rss, count;
+  };
+  std::vector<Sum> sums;
+  for (const Record& r : g_records) {
+    auto it = std::find_if(sums.begin(), sums.end(), [&](const Sum& s) { return *s.name == r.name; });
+    if (it == sums.end()) {
+      sums.push_back({&r.name, r.seconds, r.peak_rss, 1});
+    } else {
+      it->seconds += r.seconds;
+      it->peak_rss = std::max(it->peak_rss, r.peak_rss);
+      it->count++;
+    }
+  }
+  for (const Sum& s : sums) {
+    std::fprintf(out, "%-12s %8.3f s   peak RSS %7.1f MB", s.name->c_str(), s.seconds, s.peak_rss / 1e6);
+    if (s.count > 1) std::fprintf(out, "   (summed over %zu runs)", s.count);
+    std::fprintf(out, "\n");
+  }
 }
 
 }  // namespace btfc

@@ -40,6 +40,7 @@ int run(Args args, bool pahole_mode) {
   }
   convert::EncodeStats s = convert::encode(o);
   if (o.stats) {
+    if (s.files > 1) std::fprintf(stderr, "files        %zu (%zu written)\n", s.files, s.files_written);
     std::fprintf(stderr, "units        %zu (%zu skipped)\n", s.units, s.units_skipped);
     std::fprintf(stderr, "DIEs         %llu\n", static_cast<unsigned long long>(s.dies));
     std::fprintf(stderr, "types        %llu before dedup, %llu after\n",
@@ -53,7 +54,7 @@ int run(Args args, bool pahole_mode) {
 int run_encode(Args args) { return run(args, false); }
 
 RegisterCommand reg{{"encode", "encode [-J] [--btf_encode_detached=OUT] [--btf_base=BASE] [-j[N]] [--btf_features=LIST] "
-                               "[pahole flags] [--stats] FILE",
+                               "[pahole flags] [--stats] FILE | btfc encode [FLAGS] [--output-dir=DIR] FILE|DIR...",
                      "DWARF to BTF as pahole 1.31 -J does", run_encode}};
 
 }  // namespace

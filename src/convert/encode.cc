@@ -2,8 +2,13 @@
 // PhaseTimer; the only parallel one is the per-unit conversion.
 #include "convert/encode.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
+#include <system_error>
 
 #include "base/atomic_file.h"
 #include "base/parallel.h"
@@ -124,33 +129,143 @@ btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* st
   }
 }
 
-EncodeStats encode(const EncodeOptions& o) {
+namespace {
+
+// One file, the single-file path: build, then write detached (`out` set)
+// or into the file's .BTF section.
+EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const std::string& out_path,
+                        const btf::Btf* base) {
   EncodeStats stats;
+  stats.files = 1;
+  std::unique_ptr<elf::ElfFile> elf;
+  try {
+    elf = elf::ElfFile::open(input);
+    btf::Btf out = build(o, *elf, base, stats);
+    // pahole writes nothing when there is nothing to encode (1.2).
+    if (out.type_count() == 0) return stats;
+    PhaseTimer t("write");
+    std::vector<uint8_t> bytes = btf::write_raw(out, elf->big_endian());
+    if (!out_path.empty()) {
+      write_file_atomic(out_path, bytes);
+    } else {
+      elf::write_with_section(*elf, ".BTF", bytes, input);
+    }
+    stats.written = true;
+    stats.files_written = 1;
+  } catch (Error& e) {
+    e.with_file(input);
+    throw;
+  }
+  return stats;
+}
+
+void add(EncodeStats& sum, const EncodeStats& s) {
+  sum.units += s.units;
+  sum.units_skipped += s.units_skipped;
+  sum.dies += s.dies;
+  sum.types_before_dedup += s.types_before_dedup;
+  sum.types_after_dedup += s.types_after_dedup;
+  sum.files += s.files;
+  sum.files_written += s.files_written;
+  sum.written |= s.written;
+}
+
+bool is_batch(const EncodeOptions& o) {
+  if (o.inputs.size() > 1 || !o.output_dir.empty()) return true;
+  std::error_code ec;
+  return std::filesystem::is_directory(o.input, ec);
+}
+
+}  // namespace
+
+std::vector<std::string> batch_inputs(const std::vector<std::string>& args) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (!fs::is_directory(a, ec)) {
+      if (!fs::exists(a, ec)) throw Error(a + ": no such file or directory");
+      files.push_back(a);
+      continue;
+    }
+    std::vector<std::string> found;
+    fs::recursive_directory_iterator it(a, ec), end;
+    if (ec) throw Error(a + ": " + ec.message());
+    for (; it != end; it.increment(ec)) {
+      if (ec) throw Error(a + ": " + ec.message());
+      const fs::path& p = it->path();
+      if (p.extension() == ".ko" && it->is_regular_file(ec)) found.push_back(p.string());
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+std::string batch_output_path(const std::string& dir, const std::string& file) {
+  std::string name = std::filesystem::path(file).filename().string();
+  if (name.size() > 3 && name.compare(name.size() - 3, 3, ".ko") == 0) name.resize(name.size() - 3);
+  return (std::filesystem::path(dir) / (name + ".btf")).string();
+}
+
+EncodeStats encode(const EncodeOptions& o) {
   set_jobs(o.jobs);
   std::optional<btf::Btf> base;
   if (!o.base_path.empty()) {
     PhaseTimer t("base");
     base = btf::read_file(o.base_path);
   }
-  std::unique_ptr<elf::ElfFile> elf;
-  try {
-    elf = elf::ElfFile::open(o.input);
-    btf::Btf out = build(o, *elf, base ? &*base : nullptr, stats);
-    // pahole writes nothing when there is nothing to encode (1.2).
-    if (out.type_count() == 0) return stats;
-    PhaseTimer t("write");
-    std::vector<uint8_t> bytes = btf::write_raw(out, elf->big_endian());
-    if (!o.detached_path.empty()) {
-      write_file_atomic(o.detached_path, bytes);
-    } else {
-      elf::write_with_section(*elf, ".BTF", bytes, o.input);
+  const btf::Btf* base_ptr = base ? &*base : nullptr;
+  if (!is_batch(o)) return encode_file(o, o.input, o.detached_path, base_ptr);
+
+  std::vector<std::string> files = batch_inputs(o.inputs);
+  std::vector<std::string> outputs(files.size());
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.output_dir, ec);
+    if (ec) throw Error(o.output_dir + ": " + ec.message());
+    // Two modules of one name would overwrite each other's result.
+    std::set<std::string> seen;
+    for (size_t i = 0; i < files.size(); i++) {
+      outputs[i] = batch_output_path(o.output_dir, files[i]);
+      if (!seen.insert(outputs[i]).second)
+        throw Error(files[i] + ": another input also writes " + outputs[i]);
     }
-    stats.written = true;
-  } catch (Error& e) {
-    e.with_file(o.input);
-    throw;
   }
-  return stats;
+  // Biggest files first: a long module started last would leave the other
+  // threads idle at the end. The order of work changes no output.
+  std::vector<size_t> order(files.size());
+  std::vector<uintmax_t> size(files.size());
+  for (size_t i = 0; i < files.size(); i++) {
+    std::error_code ec;
+    order[i] = i;
+    size[i] = std::filesystem::file_size(files[i], ec);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
+
+  std::vector<EncodeStats> per(files.size());
+  std::vector<std::string> errors(files.size());
+  parallel_for(files.size(), [&](size_t k) {
+    size_t i = order[k];
+    try {
+      per[i] = encode_file(o, files[i], outputs[i], base_ptr);
+    } catch (const Error& e) {
+      errors[i] = e.what();
+    } catch (const std::bad_alloc&) {
+      errors[i] = files[i] + ": out of memory";
+    }
+  });
+  EncodeStats sum;
+  size_t failed = 0;
+  for (size_t i = 0; i < files.size(); i++) {
+    add(sum, per[i]);
+    if (errors[i].empty()) continue;
+    std::fprintf(stderr, "btfc: %s\n", errors[i].c_str());
+    failed++;
+  }
+  sum.files = files.size();
+  if (failed) throw Error(std::to_string(failed) + " of " + std::to_string(files.size()) + " files failed");
+  return sum;
 }
 
 }  // namespace btfc::convert

@@ -15,6 +15,13 @@
 //               input's .BTF section, both atomic (temp + rename)
 // Units are converted independently and merged in unit order, so the output
 // bytes never depend on the thread count.
+//
+// Batch mode (several FILEs, or a directory searched for *.ko): one process
+// reads the base once and encodes every module against it, parallel_for
+// over the files (biggest first, so the largest module does not start
+// last) with the units of each file parallel inside. Each module goes
+// through exactly the single-file path, so its bytes are those of encoding
+// it alone; results go in place or to --output-dir as DIR/<module>.btf.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +49,15 @@ struct EncodeStats {
   uint64_t types_before_dedup = 0, types_after_dedup = 0;
   FunctionStats functions;
   bool written = false;             // false when there was nothing to encode
+  size_t files = 0, files_written = 0;  // batch mode (single file: 1 and 0/1)
 };
+
+// The files a batch encodes: FILE arguments as given, directories searched
+// recursively for *.ko, in path order. Throws btfc::Error for a missing path.
+std::vector<std::string> batch_inputs(const std::vector<std::string>& args);
+
+// Where batch mode writes FILE with --output-dir=DIR: DIR/<name without .ko>.btf.
+std::string batch_output_path(const std::string& dir, const std::string& file);
 
 // The BTF of o.input (types, functions, variables, deduplicated), split on
 // `base` if given. Throws btfc::Error naming the file.
@@ -50,6 +65,10 @@ btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* st
 
 // build_btf and write the result where `o` says. Throws btfc::Error naming
 // the file; on any error the input and an existing output are untouched.
+// In batch mode (o.inputs has several files or a directory, or
+// o.output_dir is set) every file is encoded even when some fail; each
+// failure is printed to stderr as "btfc: FILE: message" and then one Error
+// says how many failed. Stats are summed over the files.
 EncodeStats encode(const EncodeOptions& o);
 
 }  // namespace btfc::convert

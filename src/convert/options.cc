@@ -163,6 +163,14 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
     o.jobs = n;  // 0 means every core, as pahole's default
   };
 
+  // Several FILEs (or a directory) are btfc's batch mode; pahole takes one.
+  auto add_input = [&](std::string_view a) {
+    if (pahole_mode && !o.input.empty())
+      throw OptionError("more than one FILE ('" + o.input + "', '" + std::string(a) + "')");
+    if (o.input.empty()) o.input = a;
+    o.inputs.emplace_back(a);
+  };
+
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
     // Splits "--name=value"; `value_of` also takes the next argument for
@@ -187,15 +195,11 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
     };
 
     if (a == "--") {
-      for (++i; i < args.size(); ++i) {
-        if (!o.input.empty()) throw OptionError("more than one FILE");
-        o.input = args[i];
-      }
+      for (++i; i < args.size(); ++i) add_input(args[i]);
       break;
     }
     if (a.empty() || a[0] != '-' || a == "-") {
-      if (!o.input.empty()) throw OptionError("more than one FILE ('" + o.input + "', '" + std::string(a) + "')");
-      o.input = a;
+      add_input(a);
       continue;
     }
     if (a.size() >= 2 && a[1] != '-') {
@@ -272,6 +276,8 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
       check_languages(o.lang_exclude, "--lang_exclude");
     } else if (name == "--kabi_prefix") {
       o.kabi_prefix = value_of();
+    } else if (name == "--output-dir" && !pahole_mode) {
+      o.output_dir = value_of();
     } else if (name == "--stats") {
       o.stats = true;
     } else if (name == "--verbose") {
@@ -287,6 +293,10 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
     }
   }
   if (o.action == Action::Encode && o.input.empty()) throw OptionError("missing FILE");
+  if (o.inputs.size() > 1 && !o.detached_path.empty())
+    throw OptionError("--btf_encode_detached names one output: use --output-dir with several FILEs");
+  if (!o.output_dir.empty() && !o.detached_path.empty())
+    throw OptionError("--output-dir and --btf_encode_detached exclude each other");
 }
 
 }  // namespace btfc::convert

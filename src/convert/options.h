@@ -45,7 +45,9 @@ struct EncodeOptions {
   bool attributes = false;          // kind_flag=1 type tags (kfunc arena)
 
   // -- what to read and write --
-  std::string input;                // FILE
+  std::string input;                // FILE (the first one in batch mode)
+  std::vector<std::string> inputs;  // every FILE given; several, or a directory: batch mode
+  std::string output_dir;           // --output-dir=DIR: batch results as DIR/<module>.btf
   std::string detached_path;        // --btf_encode_detached=F; empty: into FILE's .BTF
   std::string base_path;            // --btf_base: raw BTF or an ELF with .BTF; split output
   std::vector<std::string> lang_include;  // --lang (DW_LANG names); empty = all

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# A kernel's whole module tree: btfc's batch mode against pahole run once per
+# module, both split on the same vmlinux BTF, with the same parallelism.
+#
+#   bench/modules.sh [-j N] [-s SAMPLE] [-F] [-o DIR] [MODDIR]
+#
+# MODDIR defaults to Debian's 6.1.0-57 debug modules (the kernel build of the
+# corpus vmlinux). The base is what btfc encodes from the corpus vmlinux with
+# the legacy flags, first checked against pahole 1.31's reference.
+#
+# 1. btfc encodes the WHOLE tree in one process (`btfc encode -jN
+#    --output-dir DIR MODDIR`); every module must encode without error.
+# 2. On a sample (every k-th module in path order so that SAMPLE modules
+#    are taken, plus amdgpu.ko, the largest) btfc's batch mode and pahole
+#    (`xargs -PN pahole -J ...`, one process per module) run alternately;
+#    the script prints wall, CPU and peak RSS (pahole: the largest single
+#    process) and the ratio. -F times pahole on the whole tree instead
+#    (slow: about 25 minutes for pahole 1.24 on 2 cores).
+# 3. Every sampled module's two outputs are compared with `btfc diff`;
+#    bench/classify-diff.py then sorts the differences into kinds.
+#
+# PAHOLE names the pahole (default Debian's, 1.24); BASE_BTF=F reuses a base
+# btfc encoded before (it is still checked against the reference). Outputs stay in DIR
+# (default a temporary folder, removed at exit) when -o is given.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+btfc=${BTFC:-$root/build/btfc}
+pahole=${PAHOLE:-pahole}
+jobs=2
+sample=400
+full_pahole=0
+keep=""
+flags="--btf_gen_floats --lang_exclude=rust"
+while getopts "j:s:Fo:" opt; do
+  case $opt in
+    j) jobs=$OPTARG ;;
+    s) sample=$OPTARG ;;
+    F) full_pahole=1 ;;
+    o) keep=$OPTARG ;;
+    *) echo "usage: $0 [-j N] [-s SAMPLE] [-F] [-o DIR] [MODDIR]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+moddir=${1:-/var/tmp/kernel-dbg/root/usr/lib/debug/lib/modules/6.1.0-57-amd64}
+corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
+ref=$root/../shared/reference/pahole-1.31/vmlinux.legacy-flags.btf
+[ -f "$ref" ] || ref=/work/shared/reference/pahole-1.31/vmlinux.legacy-flags.btf
+if [ -n "$keep" ]; then
+  tmp=$keep
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
+
+# shellcheck disable=SC2086
+echo "== base: btfc encode $flags $corpus/vmlinux"
+[ -f "${BASE_BTF:-}" ] && cp "$BASE_BTF" "$tmp/vmlinux.btf" || "$btfc" encode -J $flags -j"$jobs" --btf_encode_detached="$tmp/vmlinux.btf" "$corpus/vmlinux"
+"$btfc" diff "$tmp/vmlinux.btf" "$ref" > "$tmp/base-diff.txt" \
+  || { tail -20 "$tmp/base-diff.txt" >&2; echo "FAIL: base differs from pahole 1.31's" >&2; exit 1; }
+echo "base equals $(basename "$ref")"
+
+find "$moddir" -name '*.ko' -type f | sort > "$tmp/all.txt"
+total=$(wc -l < "$tmp/all.txt")
+step=$(( total / sample ))
+[ "$step" -ge 1 ] || step=1
+{ awk -v s="$step" 'NR % s == 1 || s == 1' "$tmp/all.txt"; grep '/amdgpu\.ko$' "$tmp/all.txt" || true; } | sort -u > "$tmp/sample.txt"
+nsample=$(wc -l < "$tmp/sample.txt")
+
+# time_cmd OUT_FILE CMD... -> "wall cpu maxrss_kb" of CMD (all its children)
+time_cmd() {
+  local out=$1
+  shift
+  # shell functions run through bash (exported below); time covers children
+  /usr/bin/time -f "%e %U %S %M" -o "$out.time" bash -c '"$@"' _ "$@" > "$out.log" 2>&1 \
+    || { tail -20 "$out.log" >&2; echo "FAIL: $*" >&2; return 1; }
+  awk '{printf "%s %.1f %s\n", $1, $2 + $3, $4}' "$out.time"
+}
+
+# shellcheck disable=SC2086
+btfc_batch() { "$btfc" encode -J $flags -j"$jobs" --btf_base="$tmp/vmlinux.btf" --output-dir="$1" "${@:2}"; }
+pahole_one() {
+  local ko=$1 out=$2
+  local name
+  name=$(basename "$ko" .ko)
+  # shellcheck disable=SC2086
+  "$pahole" -J $flags --btf_base="$tmp/vmlinux.btf" --btf_encode_detached="$out/$name.btf" "$ko"
+}
+export -f pahole_one btfc_batch
+export pahole btfc flags tmp jobs
+
+pahole_list() {  # LIST OUTDIR
+  mkdir -p "$2"
+  xargs -P"$jobs" -I{} bash -c 'pahole_one "$1" "$2"' _ {} "$2" < "$1"
+}
+export -f pahole_list
+
+report() {  # NAME "wall cpu rss"
+  read -r w c m <<< "$2"
+  printf '%-26s %10.1f %10.1f %12.0f\n' "$1" "$w" "$c" "$(awk -v m="$m" 'BEGIN {print m / 1024}')"
+}
+
+printf '\n%s modules in %s; %s cores; -j%s / xargs -P%s; %s; flags: %s\n' "$total" "$moddir" "$(nproc)" \
+  "$jobs" "$jobs" "$("$pahole" --version)" "$flags"
+printf '%-26s %10s %10s %12s\n' "run" "wall (s)" "cpu (s)" "peak RSS MB"
+
+# 1. The whole tree, btfc.
+all=$(time_cmd "$tmp/btfc-all" btfc_batch "$tmp/btfc-all" "$moddir")
+report "btfc batch, all $total" "$all"
+written=$(find "$tmp/btfc-all" -name '*.btf' | wc -l)
+echo "  $written of $total modules have BTF (the others have no types to encode)"
+
+# 2. The sample (or the whole tree with -F), alternating.
+if [ "$full_pahole" = 1 ]; then
+  cp "$tmp/all.txt" "$tmp/sample.txt"
+  nsample=$total
+fi
+b=$(time_cmd "$tmp/btfc-sample" btfc_batch "$tmp/btfc-sample" $(cat "$tmp/sample.txt"))
+p=$(time_cmd "$tmp/pahole-sample" pahole_list "$tmp/sample.txt" "$tmp/pahole-sample")
+report "btfc batch, $nsample" "$b"
+report "pahole xargs -P$jobs, $nsample" "$p"
+printf '%-26s %9.1fx %9.1fx\n' "ratio (pahole / btfc)" \
+  "$(awk -v a="${p%% *}" -v b="${b%% *}" 'BEGIN {print a / b}')" \
+  "$(awk -v a="$(cut -d' ' -f2 <<< "$p")" -v b="$(cut -d' ' -f2 <<< "$b")" 'BEGIN {print a / b}')"
+
+# 3. Every sampled module: btfc (batch) vs pahole.
+echo
+echo "== btfc diff, btfc vs $("$pahole" --version), $nsample modules"
+same=0 differ=0 missing=0
+mkdir -p "$tmp/diffs"
+while read -r ko; do
+  name=$(basename "$ko" .ko)
+  a=$tmp/btfc-sample/$name.btf
+  b=$tmp/pahole-sample/$name.btf
+  if [ ! -f "$a" ] || [ ! -f "$b" ]; then
+    [ -f "$a" ] || [ -f "$b" ] && { missing=$((missing + 1)); echo "$name: only one tool wrote BTF"; }
+    continue
+  fi
+  # shellcheck disable=SC2015
+  "$btfc" diff "$a" "$b" --base "$tmp/vmlinux.btf" > "$tmp/diffs/$name.txt" && same=$((same + 1)) || differ=$((differ + 1))
+  # the batch output must be the bytes of a single-module run
+done < "$tmp/sample.txt"
+echo "equivalent: $same, different: $differ, one side missing: $missing"
+echo "(reports in $tmp/diffs; bench/classify-diff.py $tmp/diffs sorts them into kinds)"

@@ -1,0 +1,86 @@
+// Batch mode (`btfc encode --output-dir=DIR FILE|DIR...`): each file's
+// result must be byte-identical to encoding that file alone (the user's
+// promise: batch is only faster), whatever -j, and one bad file must not
+// stop the others. The corpus test runs the nine corpus modules split
+// against pahole 1.31's vmlinux BTF, as a kernel build would.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "convert/encode.h"
+#include "support/test_support.h"
+
+namespace btfc::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+void expect_same_file(const std::string& got, const std::string& want) {
+  ASSERT_TRUE(fs::exists(got)) << got;
+  ASSERT_TRUE(fs::exists(want)) << want;
+  std::string a = read_file(got), b = read_file(want);
+  EXPECT_GT(a.size(), 24u) << got;
+  EXPECT_TRUE(a == b) << got << " differs from " << want << " (" << a.size() << " vs " << b.size() << " bytes)";
+}
+
+TEST(Batch, OutputPathDropsKoSuffix) {
+  EXPECT_EQ(convert::batch_output_path("out", "/a/b/ext4.ko"), "out/ext4.btf");
+  EXPECT_EQ(convert::batch_output_path("out", "x.o"), "out/x.o.btf");
+}
+
+TEST(Batch, EachFileAsAloneAndBadFileReported) {
+  std::string a = compile_c("batch_a", "struct s { int x; long y; }; struct s va; int fa(struct s *p) { return p->x; }",
+                            "gcc -g -O2 -c");
+  std::string b = compile_c("batch_b", "typedef unsigned char u8; union u { u8 c[4]; int i; } vb; int *pb;",
+                            "gcc -g -c");
+  std::string dir = scratch_dir();
+  std::string bad = dir + "/bad.o";
+  {
+    FILE* f = std::fopen(bad.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not an ELF file", f);
+    std::fclose(f);
+  }
+  for (const char* j : {"1", "2"}) {
+    std::string out = dir + "/out-j" + j;
+    RunResult r = run_btfc(std::string("encode -J -j") + j + " --output-dir=" + out + " " + a + " " + bad + " " + b);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("bad.o"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1 of 3 files failed"), std::string::npos) << r.err;
+    for (const std::string& f : {a, b}) {
+      std::string alone = dir + "/alone-" + fs::path(f).filename().string() + ".btf";
+      RunResult s = run_btfc("encode -J --btf_encode_detached=" + alone + " " + f);
+      ASSERT_EQ(s.status, 0) << s.err;
+      expect_same_file(convert::batch_output_path(out, f), alone);
+    }
+    EXPECT_FALSE(fs::exists(convert::batch_output_path(out, bad)));
+  }
+}
+
+TEST(Batch, OptionMistakes) {
+  EXPECT_EQ(run_btfc("encode -J --btf_encode_detached=x.btf a.ko b.ko").status, 2);
+  EXPECT_EQ(run_btfc("encode -J --btf_encode_detached=x.btf --output-dir=d a.ko").status, 2);
+}
+
+TEST(BatchCorpus, ModulesIdenticalToSingleRuns) {
+  std::string corpus = corpus_dir();
+  ASSERT_FALSE(corpus.empty()) << "corpus not unpacked (scripts/unpack-corpus.sh)";
+  std::string base = shared_dir() + "/reference/pahole-1.31/vmlinux.legacy-flags.btf";
+  if (!fs::exists(base)) base = "/work/shared/reference/pahole-1.31/vmlinux.legacy-flags.btf";
+  std::string flags = "encode -J --btf_gen_floats --lang_exclude=rust --btf_base=" + base;
+  std::string dir = scratch_dir();
+  // The whole folder, in one process, two threads.
+  RunResult r = run_btfc(flags + " -j2 --output-dir=" + dir + "/batch " + corpus + "/mods");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const std::string& m : corpus_modules()) {
+    std::string ko = corpus + "/mods/" + m + ".ko";
+    std::string alone = dir + "/" + m + ".alone.btf";
+    RunResult s = run_btfc(flags + " -j1 --btf_encode_detached=" + alone + " " + ko);
+    ASSERT_EQ(s.status, 0) << s.err;
+    expect_same_file(convert::batch_output_path(dir + "/batch", ko), alone);
+  }
+}
+
+}  // namespace
+}  // namespace btfc::test
