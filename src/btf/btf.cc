@@ -62,7 +62,7 @@ void StringTable::index(uint32_t off, uint64_t hash) {
       ++count_;
       return;
     }
-    if (at(slot - 1) == s) return;
+    if (equals(slot - 1, s)) return;
   }
 }
 
@@ -88,7 +88,7 @@ std::optional<uint32_t> StringTable::find(std::string_view s) const {
   for (size_t i = hash_str(s) & mask;; i = (i + 1) & mask) {
     uint32_t slot = slots_[i];
     if (!slot) return std::nullopt;
-    if (at(slot - 1) == s) return slot - 1;
+    if (equals(slot - 1, s)) return slot - 1;
   }
 }
 
@@ -107,7 +107,7 @@ uint32_t StringTable::add(std::string_view s) {
       ++count_;
       return off;
     }
-    if (at(slot - 1) == s) return slot - 1;
+    if (equals(slot - 1, s)) return slot - 1;
   }
 }
 

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -292,6 +293,13 @@ class StringTable {
   // The NUL-terminated string at `off`; the caller checked off < size() and
   // that the bytes end with NUL (the reader validates both).
   std::string_view at(uint32_t off) const { return std::string_view(data_.data() + off); }
+  // at(off) == s without measuring the stored string first: the hot
+  // comparison of every hash probe (merging an encoder's units adds
+  // millions of strings).
+  bool equals(uint32_t off, std::string_view s) const {
+    return off + s.size() < data_.size() && std::memcmp(data_.data() + off, s.data(), s.size()) == 0 &&
+           data_[off + s.size()] == '\0';
+  }
 
   std::span<const char> bytes() const { return data_; }
   uint32_t size() const { return static_cast<uint32_t>(data_.size()); }
