@@ -16,55 +16,18 @@
 
 namespace btfc {
 
-void write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) {
-  std::string tmp = path + ".tmp.XXXXXX";
-  std::vector<char> name(tmp.begin(), tmp.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) throw Error(path + ": cannot create a temporary file: " + std::strerror(errno));
-  auto fail = [&](const char* what) {
-    int err = errno;
-    close(fd);
-    unlink(name.data());
-    throw Error(path + ": " + what + ": " + std::strerror(err));
-  };
-  const uint8_t* p = bytes.data();
-  size_t left = bytes.size();
-  while (left) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed");
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  // mkstemp makes 0600; outputs get the usual 0644 (less the umask).
+namespace {
+
+mode_t default_mode() {
   mode_t mask = umask(0);
   umask(mask);
-  if (fchmod(fd, 0644 & ~mask) != 0) fail("chmod failed");
-  if (close(fd) != 0) {
-    int err = errno;
-    unlink(name.data());
-    throw Error(path + ": close failed: " + std::strerror(err));
-  }
-  if (rename(name.data(), path.c_str()) != 0) {
-    int err = errno;
-    unlink(name.data());
-    throw Error(path + ": cannot rename the temporary file into place: " + std::strerror(err));
-  }
+  return 0644 & ~mask;
 }
 
-void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
-  mode_t mode;
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
-    mode = st.st_mode & 07777;
-  } else {
-    mode_t mask = umask(0);
-    umask(mask);
-    mode = 0644 & ~mask;
-  }
+// The one temp-file-and-rename sequence both entry points share: the pieces
+// go to PATH.tmp.XXXXXX in order, which gets `mode` and is renamed over
+// `path`; on any failure the temporary file is removed.
+void write_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces, mode_t mode) {
   std::string tmp = path + ".tmp.XXXXXX";
   std::vector<char> name(tmp.begin(), tmp.end());
   name.push_back('\0');
@@ -89,6 +52,7 @@ void write_pieces_atomic(const std::string& path, std::span<const std::span<cons
       left -= static_cast<size_t>(n);
     }
   }
+  // mkstemp makes 0600.
   if (fchmod(fd, mode) != 0) fail("chmod failed");
   if (close(fd) != 0) {
     int err = errno;
@@ -100,6 +64,19 @@ void write_pieces_atomic(const std::string& path, std::span<const std::span<cons
     unlink(name.data());
     throw Error(path + ": cannot rename the temporary file into place: " + std::strerror(err));
   }
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) {
+  std::span<const uint8_t> pieces[] = {bytes};
+  write_atomic(path, pieces, default_mode());
+}
+
+void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
+  struct stat st;
+  mode_t mode = stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : default_mode();
+  write_atomic(path, pieces, mode);
 }
 
 }  // namespace btfc
