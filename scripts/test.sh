@@ -12,7 +12,7 @@ BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DBTFC_SANITIZE=O
 (cd build-asan && ctest -j"$jobs" -E 'Corpus' --output-on-failure --timeout 900)
 
 if [ -d fuzz ] && ls fuzz/*.cc >/dev/null 2>&1; then
-  echo "== fuzz targets (libFuzzer, ${FUZZ_SECONDS:=60} s each)"
+  echo "== fuzz targets (libFuzzer, ${FUZZ_SECONDS:=30} s each)"
   BUILD_DIR=build-fuzz scripts/build.sh -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBTFC_FUZZ=ON -DBTFC_TESTS=OFF -DBTFC_BENCH=OFF
   for f in build-fuzz/fuzz/fuzz_*; do

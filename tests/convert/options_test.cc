@@ -83,7 +83,10 @@ TEST(Options, ValueSpellings) {
 
 TEST(Options, Mistakes) {
   EXPECT_THROW(parse({"-J"}), OptionError);                       // no FILE
-  EXPECT_THROW(parse({"a", "b"}), OptionError);                   // two FILEs
+  EXPECT_THROW(parse({"a", "b"}, true), OptionError);             // pahole takes one FILE
+  EXPECT_THROW(parse({"--btf_encode_detached=o.btf", "a", "b"}), OptionError);  // one output, two FILEs
+  EXPECT_THROW(parse({"--output-dir=d", "--btf_encode_detached=o.btf", "a"}), OptionError);
+  EXPECT_EQ(parse({"a", "b"}).inputs.size(), 2u);                 // btfc's batch mode takes several
   EXPECT_THROW(parse({"--btf_base"}), OptionError);               // missing value
   EXPECT_THROW(parse({"-jx", "a"}), OptionError);
   EXPECT_THROW(parse({"--lang_exclude=klingon", "a"}), OptionError);
