@@ -751,7 +751,13 @@ size_t Printer::member_type_holes(uint32_t cls, TypeHoles& h, uint8_t& newline, 
   tabs(o, conf.indent);
   o += "/* XXX last struct has";
   bool first = true;
-  char buf[96];
+  // One ", N unit[s] tail" item of the comment (no comma before the first).
+  auto item = [&](int n, const char* unit, const char* tail) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s %d %s%s%s", first ? "" : ",", n, unit, n != 1 ? "s" : "", tail);
+    o += buf;
+    first = false;
+  };
   if (flex) {
     o += " a flexible array";
     ++h.nr_flexible;
@@ -766,31 +772,22 @@ size_t Printer::member_type_holes(uint32_t cls, TypeHoles& h, uint8_t& newline, 
   if (padding) {
     ++h.nr_paddings;
     h.sum_paddings += static_cast<uint32_t>(padding);
-    std::snprintf(buf, sizeof buf, "%s %d byte%s of padding", first ? "" : ",", padding, padding != 1 ? "s" : "");
-    o += buf;
-    first = false;
+    item(padding, "byte", " of padding");
   }
   if (bit_padding) {
     ++h.nr_with_bit_paddings;
     h.sum_bit_paddings += static_cast<uint32_t>(bit_padding);
-    std::snprintf(buf, sizeof buf, "%s %d bit%s of padding", first ? "" : ",", bit_padding,
-                  bit_padding != 1 ? "s" : "");
-    o += buf;
-    first = false;
+    item(bit_padding, "bit", " of padding");
   }
   if (nr_holes) {
     ++h.nr_with_holes;
     h.total_nr_holes += static_cast<uint16_t>(nr_holes);
-    std::snprintf(buf, sizeof buf, "%s %d hole%s", first ? "" : ",", nr_holes, nr_holes != 1 ? "s" : "");
-    o += buf;
-    first = false;
+    item(nr_holes, "hole", "");
   }
   if (nr_bit_holes) {
     ++h.nr_with_bit_holes;
     h.total_nr_bit_holes += static_cast<uint16_t>(nr_bit_holes);
-    std::snprintf(buf, sizeof buf, "%s %d bit hole%s", first ? "" : ",", nr_bit_holes,
-                  nr_bit_holes != 1 ? "s" : "");
-    o += buf;
+    item(nr_bit_holes, "bit hole", "");
   }
   o += " */";
   return o.size() - start;
