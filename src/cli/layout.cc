@@ -64,21 +64,22 @@ void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
   }
 }
 
-std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o) {
+std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o, std::string* missing = nullptr) {
   std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
   try {
     dwarf::DwarfFile dw(*elf);
-    return layout::layout_dwarf(dw, !elf->big_endian(), o);
+    return layout::layout_dwarf(dw, !elf->big_endian(), o, missing);
   } catch (Error& e) {
     throw e.with_file(path);
   }
 }
 
-std::string btf_side(const std::string& path, const std::string& base_path, const layout::LayoutOptions& o) {
+std::string btf_side(const std::string& path, const std::string& base_path, const layout::LayoutOptions& o,
+                     std::string* missing = nullptr) {
   std::optional<btf::Btf> base;
   if (!base_path.empty()) base = btf::read_file(base_path);
   btf::Btf b = btf::read_file(path, base ? &*base : nullptr);
-  return layout::layout_btf(b, o);
+  return layout::layout_btf(b, o, missing);
 }
 
 int run_layout(Args args) {
@@ -127,9 +128,17 @@ int run_layout(Args args) {
     }
     format = (elf && elf->find_section(".debug_info")) ? "dwarf" : "btf";
   }
-  if (format.rfind("dwarf", 0) == 0) return write_out(dwarf_side(file, o)) ? 0 : 1;
-  if (format.rfind("btf", 0) == 0) return write_out(btf_side(file, base, o)) ? 0 : 1;
-  throw UsageError{"unknown format '" + format + "' (dwarf or btf)"};
+  std::string text, missing;
+  if (format.rfind("dwarf", 0) == 0)
+    text = dwarf_side(file, o, &missing);
+  else if (format.rfind("btf", 0) == 0)
+    text = btf_side(file, base, o, &missing);
+  else
+    throw UsageError{"unknown format '" + format + "' (dwarf or btf)"};
+  if (!write_out(text)) return 1;
+  // Like pahole: the first -C name that was not found, and still exit 0.
+  if (!missing.empty()) std::fprintf(stderr, "btfc layout: type '%s' not found\n", missing.c_str());
+  return 0;
 }
 
 int run_btfdiff(Args args) {

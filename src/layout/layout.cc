@@ -35,9 +35,6 @@ bool wanted(const Table& t, uint32_t i, const LayoutOptions& o) {
   const Type& ty = t.t(i);
   if (!ty.top_level && !o.show_private_classes) return false;
   if (ty.declaration || ty.name.empty()) return false;
-  if (!o.class_names.empty() &&
-      std::find(o.class_names.begin(), o.class_names.end(), ty.name) == o.class_names.end())
-    return false;
   if (!o.only_names.empty() &&
       !o.only_names.count((ty.kind == TKind::Union ? "union " : "struct ") + std::string(ty.name)))
     return false;
@@ -54,16 +51,14 @@ void make_candidates(const Table& t, const LayoutOptions& o, std::vector<Candida
     c.empty = ty.count == 0;
     c.plain_key.append(ty.name);
     c.plain_key.push_back('\0');
-    if (o.class_names.empty()) {
-      put_u32(c.plain_key, static_cast<uint32_t>(ty.size));
-      put_u32(c.plain_key, ty.count);
-      for (uint32_t k = 0; k < ty.count; ++k) {
-        const Member& m = t.members[ty.first + k];
-        c.plain_key.append(m.name);
-        c.plain_key.push_back('\0');
-        put_u32(c.plain_key, m.bit_offset);
-        put_u32(c.plain_key, m.bitfield_size);
-      }
+    put_u32(c.plain_key, static_cast<uint32_t>(ty.size));
+    put_u32(c.plain_key, ty.count);
+    for (uint32_t k = 0; k < ty.count; ++k) {
+      const Member& m = t.members[ty.first + k];
+      c.plain_key.append(m.name);
+      c.plain_key.push_back('\0');
+      put_u32(c.plain_key, m.bit_offset);
+      put_u32(c.plain_key, m.bitfield_size);
     }
     if (o.sort) {
       c.name = std::string(ty.name);
@@ -120,11 +115,6 @@ class Selector {
   explicit Selector(const LayoutOptions& o) : o_(o) {}
 
   void offer(Candidate& c) {
-    if (!o_.class_names.empty()) {
-      // pahole -C prints each name once.
-      c.winner = plain_.insert(c.plain_key).second;
-      return;
-    }
     if (!o_.sort) {
       c.winner = plain_.insert(c.plain_key).second;
       return;
@@ -175,6 +165,93 @@ bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
   return true;
 }
 
+// ---- -C: pahole's class_names path -------------------------------------------
+//
+// pahole looks each -C name up with cu__find_type_by_name(): the first
+// struct, union, enum or typedef of that name in the unit's type table that
+// is not a declaration, wherever it is declared (nested, function-local),
+// and prints it with tag__fprintf(). Names are tried in the order given; a
+// found name leaves the list (so a repeated name is printed again from the
+// same unit), and the first name a unit lacks ends the look-up in that unit
+// (pahole without --skip_missing), so later names wait for a later unit.
+// Loading stops when the list is empty; what is left is reported, the first
+// name only, as pahole does.
+
+bool findable(const Type& ty) {
+  switch (ty.kind) {
+    case TKind::Struct: case TKind::Union: case TKind::Enum: case TKind::Typedef:
+      return !ty.declaration;
+    default:
+      return false;
+  }
+}
+
+// For each name, the index pahole's look-up finds in `t` (0: none). In C a
+// type's name cannot clash with one of its nested types', so the DIE order
+// of the table is pahole's table order for this purpose.
+void find_named(const Table& t, const std::vector<std::string>& names, std::vector<uint32_t>& found) {
+  found.assign(names.size(), 0);
+  size_t left = names.size();
+  for (uint32_t i = 1; i < t.types.size() && left > 0; ++i) {
+    const Type& ty = t.types[i];
+    if (ty.name.empty() || !findable(ty)) continue;
+    for (size_t k = 0; k < names.size(); ++k)
+      if (found[k] == 0 && ty.name == names[k]) {
+        found[k] = i;
+        --left;
+      }
+  }
+}
+
+// One unit's turn: prints what pahole prints from it and drops those names
+// from `pending`. `names`/`found` are the look-up results for this table.
+void print_named_from(const Table& t, const LayoutOptions& o, const std::vector<std::string>& names,
+                      const std::vector<uint32_t>& found, std::vector<std::string>& pending, std::string& out) {
+  std::unique_ptr<Printer> printer;
+  while (!pending.empty()) {
+    uint32_t index = 0;
+    for (size_t k = 0; k < names.size(); ++k)
+      if (names[k] == pending.front()) {
+        index = found[k];
+        break;
+      }
+    if (index == 0) return;
+    if (!printer) printer = std::make_unique<Printer>(t, o);
+    printer->print_named(index, out);
+    pending.erase(pending.begin());
+  }
+}
+
+std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& o,
+                        std::string* missing) {
+  const auto& units = dw.units();
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < units.size(); ++i)
+    if (unit_wanted(units[i], o)) todo.push_back(i);
+  std::vector<std::string> pending = o.class_names;
+  std::string out;
+  // Units are read in parallel chunks (a name that is nowhere would
+  // otherwise mean reading every unit one by one); the chunk is then
+  // walked in unit order, so the output is the sequential one.
+  const size_t chunk = std::max<size_t>(16, size_t{jobs()} * 16);
+  std::vector<std::unique_ptr<Table>> tables;
+  std::vector<std::vector<uint32_t>> found;
+  for (size_t begin = 0; begin < todo.size() && !pending.empty(); begin += chunk) {
+    size_t n = std::min(chunk, todo.size() - begin);
+    tables.resize(n);
+    found.resize(n);
+    const std::vector<std::string> names = pending;
+    parallel_for(n, [&](size_t j) {
+      if (!tables[j]) tables[j] = std::make_unique<Table>();
+      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j]);
+      find_named(*tables[j], names, found[j]);
+    });
+    for (size_t j = 0; j < n && !pending.empty(); ++j) print_named_from(*tables[j], o, names, found[j], pending, out);
+  }
+  if (missing && !pending.empty()) *missing = pending.front();
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> printed_names(std::string_view text) {
@@ -212,7 +289,9 @@ int language_id(std::string_view name) {
   return -1;
 }
 
-std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& o) {
+std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& o,
+                         std::string* missing) {
+  if (!o.class_names.empty()) return named_dwarf(dw, little_endian, o, missing);
   const auto& units = dw.units();
   std::vector<size_t> todo;
   for (size_t i = 0; i < units.size(); ++i)
@@ -255,9 +334,19 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
   return out;
 }
 
-std::string layout_btf(const btf::Btf& b, const LayoutOptions& o) {
+std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* missing) {
   Table t;
   build_btf_table(b, t, o.cacheline_size);
+  if (!o.class_names.empty()) {
+    // pahole's BTF loader makes one unit of the whole table.
+    std::vector<std::string> pending = o.class_names;
+    std::vector<uint32_t> found;
+    find_named(t, pending, found);
+    std::string out;
+    print_named_from(t, o, o.class_names, found, pending, out);
+    if (missing && !pending.empty()) *missing = pending.front();
+    return out;
+  }
   std::vector<Candidate> cands;
   make_candidates(t, o, cands);
   Selector sel(o);

@@ -1,6 +1,7 @@
 // `btfc layout`: which structs and unions pahole prints, in which order,
 // from DWARF (unit by unit) or from BTF (one table), and the rendering of
-// each through Printer.
+// each through Printer. With -C it is pahole's other path instead: the
+// named types (enums and typedefs too), looked up unit by unit.
 //
 // Selection follows pahole's print_classes()/class__filter(): named,
 // defined, CU-level structs and unions (nested ones too with
@@ -30,7 +31,7 @@ namespace btfc::layout {
 struct LayoutOptions : PrintOptions {
   bool sort = false;
   bool show_private_classes = false;
-  std::vector<std::string> class_names;  // -C: only these
+  std::vector<std::string> class_names;  // -C: only these types (structs, unions, enums, typedefs)
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages
   std::vector<uint16_t> lang_exclude;    // --lang_exclude
   // When not empty, only these structs and unions ("struct NAME", "union NAME") (btfdiff of a
@@ -45,8 +46,12 @@ std::vector<std::string> printed_names(std::string_view text);
 // -1 if unknown.
 int language_id(std::string_view name);
 
-std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& options);
-std::string layout_btf(const btf::Btf& btf, const LayoutOptions& options);
+// With class_names (-C), what pahole -C prints: each name's struct, union,
+// enum or typedef, found as pahole finds it (see layout.cc); `missing` gets
+// the name pahole reports as not found, if any.
+std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& options,
+                         std::string* missing = nullptr);
+std::string layout_btf(const btf::Btf& btf, const LayoutOptions& options, std::string* missing = nullptr);
 
 // The layout model of a whole BTF table (base types included).
 void build_btf_table(const btf::Btf& btf, Table& out, unsigned cacheline_size = 64);

@@ -1061,6 +1061,77 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
   return o.size() - start;
 }
 
+// typedef__fprintf(): the target's name and the typedef's, except that an
+// array, a prototype (or pointer to one) wraps the name, and an anonymous
+// struct or enum is printed in full with the typedef name as its suffix. An
+// anonymous union is not (pahole has no case for it): "typedef union  u_t".
+size_t Printer::typedef_fprintf(uint32_t index, const Conf& conf, std::string& o) {
+  size_t start = o.size();
+  const std::string name(table_.t(index).name);
+  o += "typedef ";
+  uint32_t type = table_.t(index).type;
+  for (int guard = 0; guard < 64 && type != 0; ++guard) {
+    const Type& ty = table_.t(type);
+    switch (ty.kind) {
+      case TKind::Atomic:
+        o += "_Atomic ";
+        type = ty.type;
+        continue;
+      case TKind::Array:
+        array_fprintf(type, &name, conf, o);
+        return o.size() - start;
+      case TKind::Pointer:
+        if (ty.type != 0 && table_.t(ty.type).kind == TKind::Func) {
+          ftype_fprintf(ty.type, &name, false, true, 0, true, o);
+          return o.size() - start;
+        }
+        break;
+      case TKind::Func:
+        ftype_fprintf(type, &name, false, false, 0, true, o);
+        return o.size() - start;
+      case TKind::Struct:
+      case TKind::Enum: {
+        if (!ty.name.empty()) {
+          o += ty.kind == TKind::Enum ? "enum " : "struct ";
+          o += ty.name;
+          o += ' ';
+          o += name;
+          return o.size() - start;
+        }
+        Conf tconf = conf;
+        tconf.suffix = &name;
+        if (ty.kind == TKind::Enum)
+          enum_fprintf(type, tconf, o);
+        else
+          class_fprintf(type, tconf, o);
+        return o.size() - start;
+      }
+      default:
+        break;
+    }
+    o += type_name(type, 512);
+    o += ' ';
+    o += name;
+    return o.size() - start;
+  }
+  o += "void ";
+  o += name;
+  return o.size() - start;
+}
+
+void Printer::print_named(uint32_t index, std::string& out) {
+  const Type& ty = table_.t(index);
+  if (ty.kind != TKind::Enum && ty.kind != TKind::Typedef) return print_class(index, out);
+  Conf conf;
+  conf.expand_types = options_.expand_types;
+  if (options_.expand_types) conf.name_spacing = 55;
+  if (ty.kind == TKind::Enum)
+    enum_fprintf(index, conf, out);
+  else
+    typedef_fprintf(index, conf, out);
+  out += ";\n";
+}
+
 void Printer::print_class(uint32_t index, std::string& out) {
   Conf conf;
   conf.expand_types = options_.expand_types;

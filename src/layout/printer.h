@@ -34,6 +34,10 @@ class Printer {
 
   // One struct or union as `pahole` prints it (tag__fprintf + ";\n").
   void print_class(uint32_t index, std::string& out);
+  // What `pahole -C NAME` prints for the type it found: a struct or union
+  // as above, an enum with its enumerators, a typedef as a declaration
+  // (`typedef __u32 u32;`, with an anonymous struct or enum spelled out).
+  void print_named(uint32_t index, std::string& out);
   // pahole's tag__name(): the type as it appears in member lines.
   std::string type_name(uint32_t index, size_t limit = 1024) const;
   // The holes of a struct, as class__find_holes leaves them.
@@ -54,6 +58,7 @@ class Printer {
   size_t union_fprintf(uint32_t type, const Conf& conf, std::string& o);
   size_t class_fprintf(uint32_t type, const Conf& conf, std::string& o);
   size_t enum_fprintf(uint32_t type, const Conf& conf, std::string& o);
+  size_t typedef_fprintf(uint32_t type, const Conf& conf, std::string& o);
   size_t ftype_fprintf(uint32_t type, const std::string* name, bool inlined, bool is_pointer, int type_spacing,
                        bool is_prototype, std::string& o) const;
   size_t params_fprintf(uint32_t type, std::string& o) const;

@@ -81,6 +81,39 @@ TEST_F(LayoutCorpus, ModulesMatchPahole124) {
   }
 }
 
+// -C of kernel enums and typedefs (and a struct), from vmlinux's DWARF and
+// from the pahole 1.31 BTF of it, against pahole 1.24 on the same files:
+// pahole finds all of them in the first units, so this stays quick.
+TEST_F(LayoutCorpus, ClassNamesOfEnumsAndTypedefsMatchPahole124) {
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  const std::string names = "pid_type,atomic_t,u32,bpf_prog_type,irq_handler_t,cpumask_var_t,sigset_t,spinlock_t,list_head";
+  const std::string btf = shared_dir() + "/reference/pahole-1.31/vmlinux.legacy-flags.btf";
+  for (std::string args : {"-C " + names + " " + corpus_dir() + "/vmlinux", "-F btf -C " + names + " " + btf}) {
+    RunResult p = run("/usr/bin/pahole " + args);
+    ASSERT_EQ(p.status, 0) << p.err;
+    RunResult b = run_btfc("layout " + args);
+    ASSERT_EQ(b.status, 0) << b.err;
+    ASSERT_NE(p.out.find("enum bpf_prog_type {"), std::string::npos);
+    ASSERT_NE(p.out.find("typedef __u32 u32;"), std::string::npos);
+    std::string want = only_what_124_prints(p.out), got = only_what_124_prints(b.out);
+    EXPECT_TRUE(want == got) << args << ":\n" << layout::unified_diff(want, got, "pahole 1.24", "btfc").substr(0, 4000);
+  }
+}
+
+// A name that is only declared in the DWARF (enum x86_intercept_stage):
+// every unit is read, nothing is printed and the name is reported; the BTF
+// has it as an enum without values, which pahole prints as `enum NAME;`.
+TEST_F(LayoutCorpus, ClassNameOnlyDeclared) {
+  RunResult b = run_btfc("layout -C x86_intercept_stage " + corpus_dir() + "/vmlinux");
+  EXPECT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(b.out, "");
+  EXPECT_NE(b.err.find("type 'x86_intercept_stage' not found"), std::string::npos) << b.err;
+  b = run_btfc("layout -F btf -C x86_intercept_stage " + shared_dir() +
+               "/reference/pahole-1.31/vmlinux.legacy-flags.btf");
+  EXPECT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(b.out, "enum x86_intercept_stage;\n");
+}
+
 TEST_F(LayoutCorpus, BtfdiffCleanOnVmlinux) {
   RunResult r = run_btfc("btfdiff " + corpus_dir() + "/vmlinux");
   EXPECT_EQ(r.status, 0) << r.out.substr(0, 4000) << r.err;

@@ -176,6 +176,141 @@ TEST(LayoutDedup, SameNameAcrossUnits) {
   }
 }
 
+// -C of enums and typedefs: each declaration exercises one case of pahole's
+// typedef__fprintf / enumeration__fprintf (the comment says which). No
+// _Atomic: pahole 1.24 cannot read DW_TAG_atomic_type.
+const char* kNamesFixture = R"(
+/* typedef of a base type, of a typedef, of a named struct and enum */
+typedef unsigned int u32;
+typedef u32 u32_again;
+struct named { long x; };
+typedef struct named named_t;
+enum color { RED, GREEN = 5, BLUE };
+typedef enum color color_t;
+/* pointers: const char *, void *, to a named struct, to an anonymous struct, qualifiers */
+typedef const char *cstr_t;
+typedef void *vp_t;
+typedef struct named *named_p;
+typedef struct { int x; } *anon_p;
+typedef volatile int vi_t;
+typedef const struct { int q; } canon_t;
+/* anonymous struct and enum (printed in full), anonymous union (not) */
+typedef struct { int a; char b; } anon_t;
+typedef enum { A1 = -1, A2 } anon_enum_t;
+typedef union { int i; float f; } anon_union_t;
+/* enums: packed (1 byte), 64-bit, negative values */
+enum __attribute__((packed)) small { S0, S1 };
+enum big64 { BIG = 0x100000000ULL };
+enum neg { NEG = -5, POS = 3 };
+/* prototypes: pointer with varargs, a function type, a pointer to a function typedef */
+typedef int (*fn_t)(int, char, ...);
+typedef void (fnty_t)(void);
+typedef fnty_t *fnty_p;
+/* arrays: 2-D, char */
+typedef int arr_t[4][2];
+typedef char str8[8];
+/* a struct declared only: its typedef prints, the struct is not found */
+typedef struct fwd fwd_t;
+/* an enum and a struct nested in a struct: found by name too */
+struct outer { struct inner { int z; } in; enum inner_e { IE1 } e; };
+u32_again v1; named_t v2; color_t v3; cstr_t v4; vp_t v5; named_p v6; anon_p v7; vi_t v8; canon_t v9;
+anon_t v10; anon_enum_t v11; anon_union_t v12; enum small v13; enum big64 v14; enum neg v15; fn_t v16;
+fnty_t *v17; fnty_p v18; arr_t v19; str8 v20; fwd_t *v21; struct outer v22;
+)";
+
+const char* kNames =
+    "u32,u32_again,named_t,color,color_t,cstr_t,vp_t,named_p,anon_p,vi_t,canon_t,anon_t,anon_enum_t,"
+    "anon_union_t,small,big64,neg,fn_t,fnty_t,fnty_p,arr_t,str8,fwd_t,outer,inner,inner_e";
+
+class LayoutNames : public LayoutFixture {
+ protected:
+  static void SetUpTestSuite() {
+    if (!tool_exists("/usr/bin/pahole")) return;
+    names_object_ = new std::string(compile_c("layout_names", kNamesFixture, "gcc -g -O0 -c"));
+    names_btf_ = new std::string(*names_object_ + ".btf");
+    RunResult r = run("/usr/bin/pahole -J --btf_encode_detached=" + *names_btf_ + " " + *names_object_);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    delete names_object_;
+    delete names_btf_;
+    names_object_ = names_btf_ = nullptr;
+  }
+  // stdout must be pahole's, and so must the name reported as not found.
+  void expect_same_names(const std::string& options, const std::string& file) {
+    RunResult p = run("/usr/bin/pahole " + options + " " + file);
+    RunResult b = run_btfc("layout " + options + " " + file);
+    ASSERT_EQ(b.status, 0) << b.err;
+    ASSERT_FALSE(p.out.empty());
+    EXPECT_EQ(b.out, p.out) << layout::unified_diff(p.out, b.out, "pahole " + options, "btfc layout " + options);
+    static const std::regex not_found(R"(type '([^']*)' not found)");
+    std::smatch mp, mb;
+    bool in_p = std::regex_search(p.err, mp, not_found), in_b = std::regex_search(b.err, mb, not_found);
+    EXPECT_EQ(in_b, in_p) << p.err << "\n" << b.err;
+    if (in_p && in_b) EXPECT_EQ(mb[1].str(), mp[1].str());
+  }
+  static std::string* names_object_;
+  static std::string* names_btf_;
+};
+std::string* LayoutNames::names_object_ = nullptr;
+std::string* LayoutNames::names_btf_ = nullptr;
+
+// One name at a time, so that each printed type is compared on its own.
+TEST_F(LayoutNames, EachNameFromDwarfMatchesPahole) {
+  std::string list = kNames;
+  size_t p = 0;
+  while (p < list.size()) {
+    size_t e = std::min(list.find(',', p), list.size());
+    SCOPED_TRACE(list.substr(p, e - p));
+    expect_same_names("-C " + list.substr(p, e - p), *names_object_);
+    p = e + 1;
+  }
+}
+TEST_F(LayoutNames, AllNamesFromDwarfMatchPahole) { expect_same_names(std::string("-C ") + kNames, *names_object_); }
+TEST_F(LayoutNames, AllNamesFromBtfMatchPahole) {
+  // Without the enums holding negative values: see the next test.
+  std::string names = std::regex_replace(kNames, std::regex(",(anon_enum_t|neg),"), ",");
+  ASSERT_EQ(names.find("neg,"), std::string::npos);
+  expect_same_names("-F btf -C " + names, *names_btf_);
+}
+TEST_F(LayoutNames, SignedEnumsFromBtfPrintAsFromDwarf) {
+  // pahole 1.31's BTF loader takes an enum's signedness from kind_flag (so
+  // -1 prints as -1, as from DWARF); 1.24's did not (4294967295). btfc
+  // follows 1.31, so the oracle is pahole 1.24 on the DWARF.
+  RunResult p = run("/usr/bin/pahole -C anon_enum_t,neg " + *names_object_);
+  RunResult b = run_btfc("layout -F btf -C anon_enum_t,neg " + *names_btf_);
+  ASSERT_EQ(b.status, 0) << b.err;
+  ASSERT_NE(p.out.find("A1 = -1,"), std::string::npos) << p.out;
+  EXPECT_EQ(b.out, p.out);
+}
+TEST_F(LayoutNames, FlatArraysTypedefMatchesPahole) { expect_same_names("--flat_arrays -C arr_t", *names_object_); }
+TEST_F(LayoutNames, NotFoundIsReportedLikePahole) {
+  // `fwd` is only declared, `int` is a base type: neither is found; pahole
+  // stops at the first missing name and reports only that one.
+  expect_same_names("-C u32,fwd,color,int", *names_object_);
+  expect_same_names("-F btf -C u32,fwd,color,int", *names_btf_);
+}
+
+// pahole tries the -C names of each unit in order and leaves a unit at the
+// first name it lacks: here `a` is only in the second unit, so `b` is
+// printed from the second unit too (with -C b,a from the first), a
+// repeated name is printed twice, and after a name found nowhere nothing
+// more is printed.
+TEST(LayoutNamesUnits, OrderAcrossUnitsMatchesPahole) {
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  std::string u1 = compile_c("names_u1", "struct b { int x; } vb; enum e1 { E1A } ve;\n", "gcc -g -c");
+  std::string u2 = compile_c("names_u2", "struct a { int y; } va; struct b { long x; } vb2; typedef int e1; e1 ve2;\n",
+                             "gcc -g -c");
+  std::string both = scratch_dir() + "/names_u12.o";
+  ASSERT_EQ(run("ld -r " + u1 + " " + u2 + " -o " + both).status, 0);
+  for (std::string names : {"a,b", "b,a", "b,b", "e1", "b,nope,a", "e1,a,b"}) {
+    RunResult p = run("/usr/bin/pahole -C " + names + " " + both);
+    RunResult r = run_btfc("layout -C " + names + " " + both);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, p.out) << names;
+  }
+}
+
 TEST(LayoutDiff, UnifiedDiffShape) {
   EXPECT_EQ(layout::unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
   std::string d = layout::unified_diff("1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\nfive\n6\n7\n8\n", "x", "y");
