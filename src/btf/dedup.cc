@@ -44,8 +44,9 @@ inline bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union;
 
 uint64_t hash_common(const uint32_t* r) { return mix(mix(mix(0, r[0]), r[1]), r[2]); }
 uint64_t hash_int_tag(const uint32_t* r) { return mix(hash_common(r), r[3]); }
-// Not vlen: an enum without values must meet its full definition.
-uint64_t hash_enum(const uint32_t* r) { return mix(mix(mix(0, r[0]), r[1] & ~0xffffu), r[2]); }
+// Name only (libbpf >= 1.1): an enum forward (vlen 0, size 4, kind flag 0)
+// must meet its full definition whatever the latter's size, sign or kind.
+uint64_t hash_enum(const uint32_t* r) { return mix(0, r[0]); }
 // Not member types: they are not canonical yet.
 uint64_t hash_struct(const uint32_t* r) {
   uint64_t h = hash_common(r);
@@ -75,8 +76,12 @@ bool is_enum_fwd(const uint32_t* r) {
   Kind k = kind_of(r);
   return (k == Kind::Enum || k == Kind::Enum64) && vlen_of(r) == 0;
 }
+// One side is a forward: libbpf >= 1.1 compares names only, so `enum E;`
+// (DW_AT_encoding unsigned, no size: ENUM 4, kind flag 0) meets `enum E`
+// with a negative value (kind flag 1) or an ENUM64 (drm_mode_status).
 bool compat_enum_ignoring_vlen(const uint32_t* a, const uint32_t* b) {
-  return a[0] == b[0] && (a[1] & ~0xffffu) == (b[1] & ~0xffffu) && a[2] == b[2];
+  auto any_enum = [](const uint32_t* r) { return kind_of(r) == Kind::Enum || kind_of(r) == Kind::Enum64; };
+  return a[0] == b[0] && any_enum(a) && any_enum(b);
 }
 bool compat_enum(const uint32_t* a, const uint32_t* b) {
   if (!is_enum_fwd(a) && !is_enum_fwd(b)) return equal_enum(a, b);

@@ -27,7 +27,8 @@
 //     offsets, so names compare as integers.
 //  2. Primitive types (INT, FLOAT, FWD, ENUM, ENUM64) have no references:
 //     hash, look up equal earlier ones, else become canonical. [7] -> [1].
-//     An ENUM without values (an enum forward) maps to the full enum.
+//     An ENUM without values (an enum forward) maps to the full ENUM or ENUM64
+//     of its name, whatever its size and sign (libbpf >= 1.1).
 //  3. STRUCT/UNION. Their members may point back at themselves, so they are
 //     compared as graphs: a DFS walks candidate and canonical side by side,
 //     recording a hypothetical map canonical -> candidate; meeting a pair

@@ -166,6 +166,42 @@ TEST(Dedup, EnumForwardMeetsItsEnum) {
   expect_same_as_libbpf(b);
 }
 
+// `enum E;` is ENUM size 4, kind flag 0 (GCC: DW_AT_encoding unsigned, no
+// byte size), whatever E really is. libbpf >= 1.1 matches a forward with any
+// ENUM/ENUM64 of its name: here a signed one (a negative value, as
+// drm_mode_status's MODE_ERROR = -1 in drm_kms_helper.ko) and an 8-byte
+// ENUM64, each inside the graph of a struct that units 1 and 2 share (unit 1
+// only has the forward). libbpf 1.0 compared kind flag and size, so each
+// struct stayed twice.
+TEST(Dedup, EnumForwardMeetsSignedAndEnum64Definitions) {
+  Btf b;
+  for (int unit = 0; unit < 2; ++unit) {
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    TypeId st = b.add_enum("st", 4);
+    if (unit == 1) {
+      b.add_enum_value("ST_OK", 0);
+      b.add_enum_value("ST_ERR", -1);  // makes the full enum signed
+    }
+    TypeId big = unit == 0 ? b.add_enum("big", 4) : b.add_enum64("big", 8, false);
+    if (unit == 1) b.add_enum64_value("HUGE", 1ull << 40);
+    TypeId proto = b.add_func_proto(st);
+    b.add_param("", i);
+    TypeId fp = b.add_ptr(proto);
+    b.add_struct("dev", 16);
+    b.add_member("check", fp, 0);
+    b.add_member("kind", big, 64);
+  }
+  ASSERT_EQ(b.type(2).kind_flag(), false);  // unit 1's forward st
+  ASSERT_EQ(b.type(8).kind_flag(), true);   // unit 2's st, by its negative value
+  Btf out = dedup_copy(b);
+  auto c = kind_counts(out);
+  EXPECT_EQ(c[static_cast<int>(Kind::Struct)], 1u);
+  EXPECT_EQ(c[static_cast<int>(Kind::Enum)], 1u);    // st, signed, 2 values
+  EXPECT_EQ(c[static_cast<int>(Kind::Enum64)], 1u);  // big
+  expect_same_as_libbpf(b);
+  BTFC_EXPECT_LOADS(write_raw(out));
+}
+
 // Reference kinds, functions, tags, VAR and DATASEC (never merged).
 TEST(Dedup, ReferenceKindsAndVariables) {
   Btf b;

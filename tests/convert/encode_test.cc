@@ -169,6 +169,49 @@ TEST(Encode, SeveralUnitsLinkedAndThreadCountIrrelevant) {
   BTFC_EXPECT_LOADS(read_bytes(dir + "/linked-j1.btf"));
 }
 
+TEST(Encode, EnumForwardInOneUnitMeetsItsSignedEnumInAnother) {
+  // drm_kms_helper.ko in small: unit a only declares `enum st;` (GCC:
+  // DW_AT_encoding unsigned, no size -> ENUM 4 vlen 0, kind flag 0), unit
+  // b defines it with a negative value (kind flag 1); both use struct dev,
+  // which holds a function pointer returning the enum. Split on a base, as
+  // a module. libbpf >= 1.1 (pahole 1.24 here, 1.31 too) maps the forward
+  // to the full enum, so struct dev is one type, not two.
+  std::string dir = test::scratch_dir();
+  const std::string dev = "struct dev { enum st (*check)(int); int x; };\n";
+  std::string base_o = test::compile_c("enumfwd_base", "struct other { long y; } other;\nint main(void) { return 0; }\n",
+                                       "gcc -g -c");
+  std::string a = test::compile_c("enumfwd_a", "enum st;\n" + dev + "int use_a(struct dev *d) { return d->x; }\n",
+                                  "gcc -g -O1 -c");
+  std::string b = test::compile_c("enumfwd_b", "enum st { ST_OK = 0, ST_ERR = -1 };\n" + dev +
+                                  "int use_b(struct dev *d) { return d->check(1) == ST_OK; }\n", "gcc -g -O1 -c");
+  std::string mod = dir + "/enumfwd.o", base = dir + "/enumfwd_base.btf";
+  ASSERT_EQ(test::run("ld -r -o " + mod + " " + a + " " + b).status, 0);
+  test::RunResult r = test::run_btfc("encode --btf_encode_detached=" + base + " " + base_o);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string ours = mod + ".btfc.btf", ref = mod + ".pahole.btf";
+  std::filesystem::remove(ref);  // pahole 1.24 opens without O_TRUNC
+  r = test::run_btfc("encode --btf_base=" + base + " --btf_encode_detached=" + ours + " " + mod);
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = test::run("pahole -J --btf_base=" + base + " --btf_encode_detached=" + ref + " " + mod);
+  ASSERT_EQ(r.status, 0) << r.err;
+  btf::Btf vm = btf::read_file(base);
+  btf::Btf mine = btf::read_file(ours, &vm), theirs = btf::read_file(ref, &vm);
+  int devs = 0, enums = 0;
+  for (btf::TypeId id = mine.start_id(); id < mine.end_id(); ++id) {
+    btf::TypeView t = mine.type(id);
+    if (t.kind() == btf::Kind::Struct && t.name() == "dev") ++devs;
+    if (t.kind() == btf::Kind::Enum && t.name() == "st") {
+      ++enums;
+      EXPECT_EQ(t.vlen(), 2u) << "the forward survived";
+      EXPECT_TRUE(t.kind_flag());
+    }
+  }
+  EXPECT_EQ(devs, 1);
+  EXPECT_EQ(enums, 1);
+  btf::DiffResult d = btf::diff(mine, theirs, {"btfc", "pahole-1.24"});
+  EXPECT_TRUE(d.equivalent) << d.report;
+}
+
 TEST(Encode, ClangLtoLink) {
   // clang -flto: one LTO unit per source, types referenced across units
   // with DW_FORM_ref_addr; each unit converts what it references.
