@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/mapped_file.h"
+#include "btf/distill.h"
 #include "elf/elf_file.h"
 
 namespace btfc::btf {
@@ -598,6 +599,15 @@ Btf read_file(const std::string& path, const Btf* base) {
     auto elf = elf::ElfFile::open(path);
     const elf::Section* s = elf->find_section(".BTF");
     if (!s) throw Error("no .BTF section (and not raw BTF)");
+    // A module encoded with distilled_base: .BTF is split on .BTF.base.
+    // Given the full base, relocate onto it as libbpf 1.5's parser does.
+    if (const elf::Section* d = elf->find_section_exact(".BTF.base")) {
+      if (!base)
+        throw Error(".BTF.base: .BTF is split BTF on this distilled base; give the full base (e.g. vmlinux) "
+                    "to relocate it onto");
+      Btf distilled = read_raw(elf->section_data(*d), nullptr, ".BTF.base");
+      return relocate(read_raw(elf->section_data(*s), &distilled, ".BTF"), *base);
+    }
     return read_raw(elf->section_data(*s), base, ".BTF");
   } catch (Error& e) {
     throw e.with_file(path);

@@ -30,6 +30,9 @@ bool is_raw_btf(Bytes bytes);
 Btf read_raw(Bytes bytes, const Btf* base = nullptr, std::string_view section = ".BTF");
 
 // A raw BTF file, or an ELF file's .BTF section. Errors name the file.
+// An ELF file that also has .BTF.base (a module encoded with
+// distilled_base) needs `base`: its .BTF is relocated onto it (relocate()
+// in btf/distill.h), as libbpf 1.5 does when given a base.
 Btf read_file(const std::string& path, const Btf* base = nullptr);
 
 // The semantic checks read_raw runs, for tables built in memory too.
