@@ -54,4 +54,13 @@ MappedFile::~MappedFile() {
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
 }
 
+void MappedFile::release(Bytes range) const {
+  uintptr_t b = reinterpret_cast<uintptr_t>(data_), p = reinterpret_cast<uintptr_t>(range.data());
+  if (!data_ || range.empty() || p < b || p - b > size_ || range.size() > size_ - (p - b)) return;
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t first = (p + page - 1) & ~(page - 1), last = (p + range.size()) & ~(page - 1);
+  // Read-only private file pages: MADV_DONTNEED drops them, no data lost.
+  if (first < last) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 }  // namespace btfc

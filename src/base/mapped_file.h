@@ -27,6 +27,13 @@ class MappedFile {
   Bytes bytes() const { return {data_, size_}; }
   size_t size() const { return size_; }
 
+  // Lets the kernel drop the pages lying wholly inside `range` from this
+  // process (they stay in the page cache, and a later read maps them
+  // again): a reader done with a part of a big file keeps its resident
+  // memory small. A range outside the mapping (a decompressed or relocated
+  // copy on the heap) is left alone.
+  void release(Bytes range) const;
+
  private:
   std::string path_;
   const uint8_t* data_ = nullptr;

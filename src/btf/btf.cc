@@ -111,6 +111,13 @@ uint32_t StringTable::add(std::string_view s) {
   }
 }
 
+uint32_t StringTable::append_unindexed(std::span<const char> bytes) {
+  if (data_.size() + bytes.size() > UINT32_MAX) throw Error("BTF string table larger than 4 GiB");
+  uint32_t off = static_cast<uint32_t>(data_.size());
+  data_.insert(data_.end(), bytes.begin(), bytes.end());
+  return off;
+}
+
 // ---- Btf ----------------------------------------------------------------------
 
 Btf::Btf() : strings_(true) {}
@@ -122,8 +129,19 @@ Btf::Btf(const Btf* base) : base_(base), strings_(base == nullptr) {
   }
 }
 
+void Btf::share_strings(std::span<const char> region) {
+  // Offsets must stay below 2^32 and above every own string.
+  shared_ = region.size() < SHARED_STR_BASE ? region : std::span<const char>();
+}
+
 uint32_t Btf::add_string(std::string_view s) {
   if (s.empty()) return 0;
+  if (!shared_.empty()) {
+    // Compared as integers: s usually points into another object.
+    uintptr_t p = reinterpret_cast<uintptr_t>(s.data()), b = reinterpret_cast<uintptr_t>(shared_.data());
+    if (p >= b && p - b < shared_.size() - s.size() && s.size() < shared_.size() && s.data()[s.size()] == '\0')
+      return SHARED_STR_BASE + static_cast<uint32_t>(p - b);
+  }
   if (base_)
     if (auto off = base_->find_string(s)) return *off;
   return start_str_off_ + strings_.add(s);
@@ -139,6 +157,8 @@ std::optional<uint32_t> Btf::find_string(std::string_view s) const {
 
 std::string_view Btf::str(uint32_t off) const {
   if (off < start_str_off_) return base_->str(off);
+  if (off >= SHARED_STR_BASE && off - SHARED_STR_BASE < shared_.size())
+    return std::string_view(shared_.data() + (off - SHARED_STR_BASE));
   if (off - start_str_off_ >= strings_.size()) {
     if (off == 0) return {};  // an empty split table: "" lives in the (absent) base
     throw Error("BTF string offset " + std::to_string(off) + " out of range");
@@ -172,6 +192,26 @@ void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets,
   words_ = std::move(words);
   offsets_ = std::move(offsets);
   strings_.assign(strings);
+}
+
+void Btf::shrink_to_fit() {
+  words_.shrink_to_fit();
+  offsets_.shrink_to_fit();
+  strings_.shrink_to_fit();
+}
+
+Btf::RawTail Btf::extend_raw(size_t types, size_t words) {
+  if (end_id() + uint64_t{types} - 1 > MAX_BUILD_TYPES)
+    throw Error("BTF: more than " + std::to_string(MAX_BUILD_TYPES) + " types");
+  if (words_.size() + words > UINT32_MAX) throw Error("BTF: more than 2^32 words of records");
+  size_t w = words_.size(), t = offsets_.size();
+  words_.resize(w + words);
+  offsets_.resize(t + types);
+  return {std::span<uint32_t>(words_).subspan(w), std::span<uint32_t>(offsets_).subspan(t), static_cast<uint32_t>(w)};
+}
+
+uint32_t Btf::append_strings_raw(std::span<const char> bytes) {
+  return start_str_off_ + strings_.append_unindexed(bytes);
 }
 
 TypeId Btf::push(uint32_t name_off, uint32_t info, uint32_t size_or_type) {

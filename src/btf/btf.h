@@ -303,7 +303,12 @@ class StringTable {
 
   std::span<const char> bytes() const { return data_; }
   uint32_t size() const { return static_cast<uint32_t>(data_.size()); }
+  // Appends NUL-terminated strings as they are, without indexing them (so
+  // add() may later store one of them again): the bulk copy of a merge.
+  // Returns the offset of the first byte.
+  uint32_t append_unindexed(std::span<const char> bytes);
   void reserve(size_t bytes, size_t strings);
+  void shrink_to_fit() { data_.shrink_to_fit(); }
 
  private:
   void index(uint32_t off, uint64_t hash);
@@ -337,6 +342,17 @@ class Btf {
   std::optional<uint32_t> find_string(std::string_view s) const;
   // The string at `off`; throws btfc::Error if off is past the end.
   std::string_view str(uint32_t off) const;
+
+  // Shared strings, for an encoder's per-unit tables: nearly every name a
+  // unit adds already lies in the file's .debug_str, which the caller keeps
+  // mapped. After share_strings(region), add_string of a string lying in
+  // `region` (NUL-terminated there) returns SHARED_STR_BASE + its position:
+  // no hashing, no copy, and merge_units() turns it into an offset of the
+  // region's one copy in the merged table. Such offsets are not valid BTF;
+  // the table must be merged before it is written or deduplicated.
+  static constexpr uint32_t SHARED_STR_BASE = 0x80000000;
+  void share_strings(std::span<const char> region);
+  std::span<const char> shared_strings() const { return shared_; }
   bool valid_str_off(uint32_t off) const { return off < end_str_off(); }
   const StringTable& strings() const { return strings_; }
 
@@ -403,6 +419,21 @@ class Btf {
   TypeId add_record(std::span<const uint32_t> rec);
 
   void reserve(size_t types, size_t words, size_t string_bytes);
+  // Gives back spare capacity (a table kept long after it was built).
+  void shrink_to_fit();
+
+  // Bulk building (btf::merge_units): appends `types` records of `words`
+  // words in total, zero-filled, and returns the new tails of the word
+  // array and of the offset index for the caller to fill (offsets are
+  // indexes into words(), so the caller adds the old word count).
+  struct RawTail {
+    std::span<uint32_t> words, offsets;
+    uint32_t first_word;  // words().size() before the call
+  };
+  RawTail extend_raw(size_t types, size_t words);
+  // Appends strings unindexed (see StringTable::append_unindexed); returns
+  // the absolute offset of their first byte.
+  uint32_t append_strings_raw(std::span<const char> bytes);
 
   // Used by the reader: takes validated words and strings.
   void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const uint8_t> strings);
@@ -418,6 +449,7 @@ class Btf {
   std::vector<uint32_t> words_;
   std::vector<uint32_t> offsets_;  // id - start_id_ -> index into words_
   StringTable strings_;
+  std::span<const char> shared_;
 };
 
 inline std::string_view TypeView::name() const { return btf_->str(name_off()); }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
+
 namespace btfc::btf {
 
 TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids) {
@@ -45,6 +47,77 @@ TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids) {
     });
     out.add_record(rec);
   }
+  return first;
+}
+
+std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
+  // Where each table lands: prefix sums of types, words and own strings.
+  size_t n = units.size();
+  std::vector<TypeId> first(n);
+  std::vector<size_t> word_at(n), type_at(n), str_at(n);
+  size_t types = 0, words = 0, str_bytes = 0;
+  std::span<const char> shared;
+  for (size_t i = 0; i < n; i++) {
+    const Btf& u = *units[i];
+    if (u.base() || u.start_id() != 1) throw Error("BTF merge: unit table " + std::to_string(i) + " is split BTF");
+    if (!u.shared_strings().empty()) {
+      if (!shared.empty() && shared.data() != u.shared_strings().data())
+        throw Error("BTF merge: unit tables share different string regions");
+      shared = u.shared_strings();
+    }
+    type_at[i] = types;
+    word_at[i] = words;
+    str_at[i] = str_bytes;
+    types += u.type_count();
+    words += u.words().size();
+    str_bytes += u.strings().size();
+  }
+  uint32_t shared_off = shared.empty() ? 0 : out.append_strings_raw(shared);
+  // Unit string bytes, copied back to back; a unit's offset o lands at
+  // own_off + str_at[i] + o.
+  std::vector<char> own;
+  own.reserve(str_bytes);
+  for (const Btf* u : units) own.insert(own.end(), u->strings().bytes().begin(), u->strings().bytes().end());
+  uint32_t own_off = out.append_strings_raw(own);
+  own = {};
+
+  TypeId out_first = out.end_id();
+  Btf::RawTail tail = out.extend_raw(types, words);
+  parallel_for(n, [&](size_t i) {
+    const Btf& u = *units[i];
+    TypeId base_id = out_first + static_cast<TypeId>(type_at[i]);
+    TypeId end = u.end_id();
+    uint32_t str_base = own_off + static_cast<uint32_t>(str_at[i]);
+    uint32_t own_size = u.strings().size();
+    std::span<const uint32_t> src = u.words();
+    uint32_t* dst = tail.words.data() + word_at[i];
+    std::copy(src.begin(), src.end(), dst);
+    std::span<const uint32_t> offs = u.offsets();
+    uint32_t word_base = tail.first_word + static_cast<uint32_t>(word_at[i]);
+    for (size_t k = 0; k < offs.size(); k++) {
+      tail.offsets[type_at[i] + k] = word_base + offs[k];
+      uint32_t* rec = dst + offs[k];
+      visit_type_id_words(rec, [&](uint32_t& ref) {
+        if (ref == 0) return;
+        if (ref >= end)
+          throw Error("BTF merge: type [" + std::to_string(k + 1) + "] of unit table " + std::to_string(i) +
+                      " refers to " + std::to_string(ref) + ", past the last type");
+        ref = ref - 1 + base_id;
+      });
+      visit_str_off_words(rec, [&](uint32_t& off) {
+        if (off == 0) return;
+        if (off >= Btf::SHARED_STR_BASE && off - Btf::SHARED_STR_BASE < shared.size()) {
+          off = shared_off + (off - Btf::SHARED_STR_BASE);
+        } else if (off < own_size) {
+          off = str_base + off;
+        } else {
+          throw Error("BTF merge: string offset " + std::to_string(off) + " of unit table " + std::to_string(i) +
+                      " out of range");
+        }
+      });
+    }
+  });
+  for (size_t i = 0; i < n; i++) first[i] = out_first + static_cast<TypeId>(type_at[i]);
   return first;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "btf/btf.h"
 
@@ -22,5 +23,15 @@ namespace btfc::btf {
 // Returns the id unit.start_id() got in out. `base_ids`, if not empty,
 // maps every id below unit.start_id() (index = old id) to its id in out.
 TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids = {});
+
+// Appends many standalone tables (ids from 1) to `out` in order, in
+// parallel: the encoder's per-unit tables. Returns the id each table's
+// type 1 got in out. Nothing is looked up: each table's own strings are
+// copied as they are, and the shared strings of the tables (all must
+// share the same region, see Btf::share_strings) are copied once. So out
+// may hold a string several times; dedup's string pass folds them, as it
+// folds equal strings of any table. Throws btfc::Error if a record refers
+// past its table's last type.
+std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units);
 
 }  // namespace btfc::btf

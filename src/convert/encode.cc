@@ -34,6 +34,28 @@ bool skip_unit(const dwarf::Unit& u, const EncodeOptions& o) {
   return language_excluded(o, u.language);
 }
 
+// Units in groups of consecutive units, each about kGroupBytes of DWARF
+// (the last group may be smaller); skipped units belong to none. Fixed
+// sizes, not the thread count, decide the groups, so the output does not
+// depend on -j.
+constexpr uint64_t kGroupBytes = uint64_t{4} << 20;
+
+template <typename Skip>
+std::vector<std::vector<size_t>> group_units(const std::vector<dwarf::Unit>& units, Skip&& skip) {
+  std::vector<std::vector<size_t>> groups;
+  uint64_t bytes = kGroupBytes;
+  for (size_t i = 0; i < units.size(); i++) {
+    if (skip(i)) continue;
+    if (bytes >= kGroupBytes) {
+      groups.emplace_back();
+      bytes = 0;
+    }
+    groups.back().push_back(i);
+    bytes += units[i].end - units[i].offset;
+  }
+  return groups;
+}
+
 btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, EncodeStats& stats) {
   FunctionOptions fopts{.consistent_func = o.consistent_func, .decl_tag = o.decl_tag,
                         .decl_tag_kfuncs = o.decl_tag_kfuncs, .attributes = o.attributes};
@@ -51,49 +73,95 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
 
   const std::vector<dwarf::Unit>& units = dw->units();
   std::vector<UnitResult> results(units.size());
-  {
-    PhaseTimer t("convert");
-    parallel_for(units.size(), [&](size_t i) {
-      UnitResult& r = results[i];
-      if (skip_unit(units[i], o)) {
-        r.skipped = true;
-        return;
-      }
-      UnitContext ctx{elf, *dw, units[i], o, i};
-      UnitTypes types(ctx, r.types);
-      types.convert_all();  // types, the index `int`, struct/typedef decl tags
-      collect_functions(*dw, units[i], *functions, types, fopts, r.funcs);
-      collect_variables(*dw, units[i], *variables, types, vopts, r.vars);  // VARs after the types
-      r.dies = types.dies_walked();
-    });
-  }
-
-  btf::Btf out = base ? btf::Btf(base) : btf::Btf();
-  {
-    PhaseTimer t("merge");
-    size_t words = 0, strings = 0, types = 0;
-    for (const UnitResult& r : results) {
-      words += r.types.words().size();
-      strings += r.types.strings().size();
-      types += r.types.type_count();
-    }
-    out.reserve(types, words, strings / 4);
-    for (UnitResult& r : results) {
-      stats.units++;
-      if (r.skipped) {
-        stats.units_skipped++;
-        continue;
-      }
-      stats.dies += r.dies;
-      // Unit ids >= start_id() move to where the unit lands in `out`.
-      btf::TypeId start = r.types.start_id();
-      btf::TypeId first = btf::append(out, r.types);
-      auto shift = [&](btf::TypeId id) { return id >= start ? id - start + first : id; };
+  auto convert_unit = [&](size_t i) {
+    UnitResult& r = results[i];
+    // Names are mostly .debug_str strings: see Btf::share_strings.
+    r.types.share_strings(dw->debug_str());
+    UnitContext ctx{elf, *dw, units[i], o, i};
+    UnitTypes types(ctx, r.types);
+    types.convert_all();  // types, the index `int`, struct/typedef decl tags
+    collect_functions(*dw, units[i], *functions, types, fopts, r.funcs);
+    collect_variables(*dw, units[i], *variables, types, vopts, r.vars);  // VARs after the types
+    r.dies = types.dies_walked();
+    // Done with the unit's DWARF (another unit's reference brings a page
+    // back): resident memory follows the units in flight.
+    elf.release(units[i].reader.bytes());
+  };
+  // Merges the tables of results[which] into `into`; each unit's function
+  // and variable ids follow their types, and the unit tables are freed.
+  auto merge = [&](btf::Btf& into, const std::vector<size_t>& which) {
+    std::vector<const btf::Btf*> tables;
+    for (size_t i : which) tables.push_back(&results[i].types);
+    std::vector<btf::TypeId> first = btf::merge_units(into, tables);
+    for (size_t k = 0; k < which.size(); k++) {
+      UnitResult& r = results[which[k]];
+      auto shift = [&](btf::TypeId id) { return id >= 1 ? id - 1 + first[k] : id; };
       r.funcs.remap_type_ids(shift);
       r.vars.remap_type_ids(shift);
-      r.types = btf::Btf();  // free the unit's table as soon as it is merged
+      r.types = btf::Btf();
+    }
+  };
+
+  std::vector<std::vector<size_t>> groups = group_units(units, [&](size_t i) {
+    results[i].skipped = skip_unit(units[i], o);
+    return results[i].skipped;
+  });
+  for (const UnitResult& r : results) {
+    stats.units++;
+    stats.units_skipped += r.skipped;
+  }
+  if (base && groups.size() > 1) {
+    // Split BTF keeps the one dedup over all units: deduplicating groups
+    // first can map a type to the base that a single pass keeps in the
+    // module (kvm's gfn_to_pfn_cache), as a type's equivalence depends on
+    // the other variants it is compared with.
+    for (size_t g = 1; g < groups.size(); g++) groups[0].insert(groups[0].end(), groups[g].begin(), groups[g].end());
+    groups.resize(1);
+  }
+  btf::Btf out = base ? btf::Btf(base) : btf::Btf();
+  if (groups.size() == 1) {
+    // One group (a small file, or split BTF): convert in parallel, merge,
+    // and the one dedup below.
+    PhaseTimer t("convert");
+    parallel_for(groups[0].size(), [&](size_t k) { convert_unit(groups[0][k]); });
+    merge(out, groups[0]);
+  } else if (groups.size() > 1) {
+    // Many groups (vmlinux): each group is converted, merged and
+    // deduplicated on its own, groups in parallel, so the type tables of
+    // only a few groups are alive at a time and dedup runs on every core.
+    // The group outputs are merged and deduplicated once more below.
+    std::vector<btf::Btf> group_out(groups.size());
+    {
+      PhaseTimer t("convert+group dedup");
+      parallel_for(groups.size(), [&](size_t g) {
+        const std::vector<size_t>& members = groups[g];
+        parallel_for(members.size(), [&](size_t k) { convert_unit(members[k]); });
+        btf::Btf table = base ? btf::Btf(base) : btf::Btf();
+        merge(table, members);
+        std::vector<btf::TypeId> id_map;
+        btf::dedup(table, {}, &id_map);
+        for (size_t i : members) {
+          auto map = [&](btf::TypeId id) { return id_map[id]; };
+          results[i].funcs.remap_type_ids(map);
+          results[i].vars.remap_type_ids(map);
+        }
+        table.shrink_to_fit();
+        group_out[g] = std::move(table);
+      });
+    }
+    PhaseTimer t("merge");
+    for (size_t g = 0; g < groups.size(); g++) {
+      btf::TypeId start = group_out[g].start_id();
+      btf::TypeId first = btf::append(out, group_out[g]);
+      auto shift = [&](btf::TypeId id) { return id >= start ? id - start + first : id; };
+      for (size_t i : groups[g]) {
+        results[i].funcs.remap_type_ids(shift);
+        results[i].vars.remap_type_ids(shift);
+      }
+      group_out[g] = btf::Btf();
     }
   }
+  for (const UnitResult& r : results) stats.dies += r.dies;
   {
     PhaseTimer t("funcs");
     std::vector<const UnitFunctions*> uf;

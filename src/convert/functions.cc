@@ -433,6 +433,14 @@ bool struct_is_packed(const btf::Btf& t, btf::TypeId id, uint8_t address_size) {
 
 }  // namespace
 
+namespace {
+bool in_debug_str(const DwarfFile& dw, std::string_view s) {
+  std::span<const char> str = dw.debug_str();
+  uintptr_t p = reinterpret_cast<uintptr_t>(s.data()), b = reinterpret_cast<uintptr_t>(str.data());
+  return p >= b && p - b < str.size();
+}
+}  // namespace
+
 void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionIndex& index, TypeLookup& types,
                        const FunctionOptions& options, UnitFunctions& out) {
   // With no STT_FUNC symbol at all pahole emits no FUNC.
@@ -576,6 +584,7 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
                              (pf.unexpected ? kUnexpected : 0);
         flags.push_back({kid.offset, bits});
         if (flag_die != kid.offset) flags.push_back({flag_die, bits});
+        if (!pname.empty() && !in_debug_str(dw, pname)) pname = out.owned_names.emplace_back(pname);
         out.params.push_back({pname, ptype ? types.type_id(*ptype) : 0});
         pending.push_back({kid.offset, 0});
       }

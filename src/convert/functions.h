@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "btf/btf.h"
@@ -115,6 +117,10 @@ struct UnitFunctions {
   std::vector<FuncCandidate> funcs;  // in DIE order
   std::vector<FuncParam> params;
   std::vector<FuncTag> tags;
+  // Copies of parameter names that are not in .debug_str (DW_FORM_string
+  // names live in .debug_info, whose pages the encoder releases once the
+  // unit is converted; names are read again when FUNCs are emitted).
+  std::deque<std::string> owned_names;
 
   // Rewrites every non-void type id, e.g. local -> merged:
   //   remap_type_ids([&](btf::TypeId id) { return id + delta; });

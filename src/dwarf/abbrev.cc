@@ -61,8 +61,8 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
       if (name == 0 && form == 0) break;
       if (name == 0 || name > 0xffff) r.fail_at(name_at, "abbreviation " + std::to_string(code) + " has invalid attribute " + std::to_string(name));
       AttrSpec s;
-      s.name = static_cast<uint32_t>(name);
-      s.form = form > 0xffff ? 0xffffffff : static_cast<uint32_t>(form);
+      s.name = static_cast<uint16_t>(name);
+      s.form = form > 0xffff ? 0xffff : static_cast<uint16_t>(form);  // 0xffff: no such form
       int size = form_fixed_size(s.form, sizes);
       if (size == -2) r.fail_at(form_at, "unknown form " + hex(form) + " in abbreviation " + std::to_string(code));
       if (form == DW_FORM_implicit_const) s.implicit_const = r.sleb128();
@@ -81,6 +81,9 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
     if (code > max_code) max_code = code;
     t.abbrevs_.push_back(a);
   }
+  // Exact sizes: vmlinux has a table per unit, all alive for the whole run.
+  t.specs_.shrink_to_fit();
+  t.abbrevs_.shrink_to_fit();
   for (size_t i = 0; i < t.abbrevs_.size(); i++) t.abbrevs_[i].attrs = t.specs_.data() + first_spec[i];
 
   // Dense when codes fit a vector a few times the table's size (always, in

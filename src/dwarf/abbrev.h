@@ -33,8 +33,8 @@ struct FormSizes {
 int form_fixed_size(uint32_t form, FormSizes sizes);
 
 struct AttrSpec {
-  uint32_t name = 0;            // DW_AT_*
-  uint32_t form = 0;            // DW_FORM_*
+  uint16_t name = 0;            // DW_AT_* (at most 0xffff)
+  uint16_t form = 0;            // DW_FORM_* (0xffff for an unknown, larger code)
   int32_t size = 0;             // form_fixed_size(), -1 when variable
   int64_t implicit_const = 0;   // the value of DW_FORM_implicit_const
 };

@@ -28,7 +28,7 @@ const elf::Section* find_any(const elf::ElfFile& elf, std::initializer_list<std:
 
 DwarfFile::DwarfFile(const elf::ElfFile& elf) : DwarfFile(elf, Options()) {}
 
-DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path()) {
+DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path()), elf_(&elf) {
   try {
     read_sections(elf, main_);
     read_units(main_, false, units_);
@@ -40,7 +40,13 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
               [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const Unit& u : units_) by_offset_.push_back(&u);
     for (const Unit& u : alt_units_) by_offset_.push_back(&u);
-    for (Unit& u : units_) read_root(u);
+    // Reading a header maps the pages around it (the kernel's fault-around:
+    // a whole vmlinux for one page per unit); they are dropped again so
+    // that resident memory grows with the units being converted only.
+    for (Unit& u : units_) {
+      read_root(u);
+      elf.release(u.reader.bytes());
+    }
   } catch (Error& e) {
     throw e.with_file(path_);
   }
@@ -160,6 +166,7 @@ void DwarfFile::read_units(Sections& s, bool is_alt, std::vector<Unit>& out) {
       if (u.is_type_unit() && (u.type_offset < u.die_offset - u.offset || u.type_offset >= u.end - u.offset))
         h.fail_at(u.die_offset - u.offset_size, "type offset " + hex(u.type_offset) + " is outside the unit");
       if (s.split && u.version >= 5) u.str_offsets_base = u.offset_size == 8 ? 16 : 8;
+      if (!is_alt) elf_->release(u.reader.bytes());
       out.push_back(u);
     }
   }

@@ -277,6 +277,11 @@ class DwarfFile {
 
   // Units of this file: .debug_info in order, then .debug_types.
   const std::vector<Unit>& units() const { return units_; }
+  // The main file's .debug_str up to its last NUL (empty if none): the
+  // bytes every DW_FORM_strp/strx name points into.
+  std::span<const char> debug_str() const {
+    return {reinterpret_cast<const char*>(main_.str.data()), main_.str_end};
+  }
   // Units of the alternate file (partial units that DW_FORM_GNU_ref_alt
   // points into); not part of units().
   const std::vector<Unit>& alt_units() const { return alt_units_; }
@@ -334,6 +339,7 @@ class DwarfFile {
                                   const Reader& at, uint64_t where);
 
   std::string path_;
+  const elf::ElfFile* elf_ = nullptr;  // for releasing pages read once
   Sections main_;
   Sections alt_;
   bool has_alt_ = false;

@@ -82,6 +82,9 @@ class ElfFile {
   ~ElfFile();
 
   const std::string& path() const { return path_; }
+  // Drops the mapped pages inside `range` from resident memory (see
+  // MappedFile::release); for section data no longer needed soon.
+  void release(Bytes range) const { file_.release(range); }
   Bytes bytes() const { return bytes_; }
   bool is_64() const { return is_64_; }
   bool big_endian() const { return big_endian_; }

@@ -111,6 +111,23 @@ TEST(EncodeCorpus, ModuleBytesIndependentOfJobs) {
   }
 }
 
+// vmlinux is converted and deduplicated in groups of units, groups in
+// parallel (encode.cc); the groups are fixed by unit sizes, so any thread
+// count must give the same bytes.
+TEST(EncodeCorpus, VmlinuxBytesIndependentOfJobs) {
+  if (vmlinux().empty()) GTEST_SKIP() << "*** corpus not unpacked (scripts/test.sh does it): NOT CHECKED ***";
+  std::string first;
+  for (const char* j : {"-j1", "-j3"}) {
+    std::string out = test::scratch_dir() + "/vmlinux" + j + ".btf";
+    test::RunResult r = test::run_btfc(std::string("encode ") + j + " --btf_gen_floats --lang_exclude=rust" +
+                                       " --btf_encode_detached=" + out + " " + vmlinux());
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string bytes = test::read_file(out);
+    if (first.empty()) first = bytes;
+    EXPECT_EQ(bytes, first) << j << " differs from -j1";
+  }
+}
+
 TEST(EncodeCorpus, ModuleInPlaceWithElfBase) {
   // What Linux 6.1's Makefile.modfinal runs: the base is the ELF vmlinux
   // (its .BTF section), the module gets .BTF in place.
