@@ -52,7 +52,32 @@ bool is_annotation(uint32_t tag) { return tag == DW_TAG_LLVM_annotation; }
 
 }  // namespace
 
+namespace {
+// The DIE offset -> slot index of type_id(), one u32 per byte of the unit,
+// kept per thread: allocating and zeroing it per unit would cost more than
+// the lookups it saves. Entries are reset when the unit is done.
+thread_local std::vector<uint32_t> t_dense;
+thread_local bool t_dense_busy = false;
+}  // namespace
+
 UnitTypes::UnitTypes(const UnitContext& ctx, btf::Btf& out) : ctx_(ctx), out_(out) {}
+
+UnitTypes::~UnitTypes() {
+  if (!dense_) return;
+  for (const Slot& s : slots_) (*dense_)[s.offset - dense_base_] = 0;
+  t_dense_busy = false;
+}
+
+// A direct index when the unit is not huge (binary search otherwise).
+void UnitTypes::index_slots() {
+  uint64_t size = ctx_.unit.global_end() - ctx_.unit.global_offset();
+  if (t_dense_busy || size > (uint64_t{64} << 20) || slots_.size() >= UINT32_MAX) return;
+  t_dense_busy = true;
+  if (t_dense.size() < size) t_dense.resize(size);
+  dense_ = &t_dense;
+  dense_base_ = ctx_.unit.global_offset();
+  for (size_t i = 0; i < slots_.size(); i++) t_dense[slots_[i].offset - dense_base_] = static_cast<uint32_t>(i + 1);
+}
 
 [[noreturn]] void UnitTypes::fail(const Die& die, const std::string& what) const {
   throw Error(std::string(die.unit->section_name()), die.section_offset(), what);
@@ -134,6 +159,7 @@ void UnitTypes::number_unit() {
   }
   while (!stack.empty()) close();
   if (has_int_) int_id_ = slots_[int_slot_].id;
+  index_slots();
 }
 
 void UnitTypes::convert_all() {
@@ -147,9 +173,13 @@ void UnitTypes::convert_all() {
 }
 
 TypeId UnitTypes::type_id(uint64_t offset) {
-  auto it = std::lower_bound(slots_.begin(), slots_.end(), offset,
+  if (dense_ && offset - dense_base_ < dense_->size()) {
+    if (uint32_t i = (*dense_)[offset - dense_base_]) return slots_[i - 1].id;
+  } else if (auto it = std::lower_bound(slots_.begin(), slots_.end(), offset,
                              [](const Slot& s, uint64_t off) { return s.offset < off; });
-  if (it != slots_.end() && it->offset == offset) return it->id;
+             it != slots_.end() && it->offset == offset) {
+    return it->id;
+  }
   if (auto f = foreign_.find(offset); f != foreign_.end()) return f->second;
   // A DIE the numbering did not meet: another unit's (ref_addr), or one
   // nested where pahole's loader would not look. Convert it here.

@@ -59,6 +59,9 @@ struct DeclTag {
 class UnitTypes : public TypeLookup {
  public:
   UnitTypes(const UnitContext& ctx, btf::Btf& out);
+  ~UnitTypes();
+  UnitTypes(const UnitTypes&) = delete;
+  UnitTypes& operator=(const UnitTypes&) = delete;
 
   // Converts every type DIE of the unit, then the `int` index type pahole
   // appends to a unit that has arrays but no `int`, then the DECL_TAGs of
@@ -97,6 +100,7 @@ class UnitTypes : public TypeLookup {
   enum : uint32_t { kType = 0, kTypeTag = 1, kIndexInt = 2 };
 
   void number_unit();
+  void index_slots();
   btf::TypeId reserve(uint64_t offset, uint32_t what);
   void drain();
   void emit(const Pending& p);
@@ -114,6 +118,8 @@ class UnitTypes : public TypeLookup {
   const UnitContext& ctx_;
   btf::Btf& out_;
   std::vector<Slot> slots_;                         // sorted by offset
+  std::vector<uint32_t>* dense_ = nullptr;          // offset - dense_base_ -> slot + 1 (index_slots)
+  uint64_t dense_base_ = 0;
   std::unordered_map<uint64_t, btf::TypeId> foreign_;  // DIEs of other units
   std::vector<Pending> pending_;                    // index = id - 1
   size_t emitted_ = 0;                              // pending_[0, emitted_) are in out_
