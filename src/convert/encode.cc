@@ -17,6 +17,7 @@
 #include "btf/merge.h"
 #include "btf/reader.h"
 #include "btf/writer.h"
+#include "convert/elf_output.h"
 #include "convert/unit_types.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
@@ -212,11 +213,12 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
     // pahole writes nothing when there is nothing to encode (1.2).
     if (out.type_count() == 0) return stats;
     PhaseTimer t("write");
-    std::vector<uint8_t> bytes = btf::write_raw(out, elf->big_endian());
     if (!out_path.empty()) {
-      write_file_atomic(out_path, bytes);
+      // Detached output is the split BTF as is: pahole 1.31 ignores
+      // distilled_base there (only its ELF path distills).
+      write_file_atomic(out_path, btf::write_raw(out, elf->big_endian()));
     } else {
-      elf::write_with_section(*elf, ".BTF", bytes, input);
+      write_into_elf(*elf, out, input, o.distilled_base);
     }
     stats.written = true;
     stats.files_written = 1;
