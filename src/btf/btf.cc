@@ -192,6 +192,7 @@ void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets,
   words_ = std::move(words);
   offsets_ = std::move(offsets);
   strings_.assign(strings);
+  shared_ = {};  // every offset now points into `strings`
 }
 
 void Btf::shrink_to_fit() {

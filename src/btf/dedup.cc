@@ -322,25 +322,74 @@ class Deduper {
     uint32_t start_off = btf_.start_str_off();
     const Btf* base = btf_.base();
     StringTable strings(base == nullptr);
-    // Old own offset -> new offset, so each distinct old string is hashed
-    // once however many records name it.
+    // Old offset -> new offset, so each distinct old string is hashed once
+    // however many records name it: a vector over the table's own strings,
+    // a hash map for shared ones (an encoder's table shares a whole
+    // .debug_str, 75 MB for amdgpu.ko, of which it names a small part).
     std::vector<uint32_t> remap(btf_.strings().size(), UNPROCESSED);
+    OffsetMap shared_remap(1024);
     for (uint32_t id = start_; id < end_; ++id) {
       visit_str_off_words(own(id), [&](uint32_t& off) {
         if (off == 0 || off < start_off) return;
         uint32_t rel = off - start_off;
-        if (rel >= remap.size()) fail(id, "string offset " + std::to_string(off) + " out of range");
-        uint32_t& m = remap[rel];
-        if (m == UNPROCESSED) {
-          std::string_view s = btf_.strings().at(rel);
+        uint32_t* m;
+        if (rel < remap.size()) m = &remap[rel];
+        else if (shared_str(off)) m = &shared_remap.at(off);
+        else fail(id, "string offset " + std::to_string(off) + " out of range");
+        if (*m == UNPROCESSED) {
+          std::string_view s = btf_.str(off);
           std::optional<uint32_t> in_base = base ? base->find_string(s) : std::nullopt;
-          m = in_base ? *in_base : start_off + strings.add(s);
+          *m = in_base ? *in_base : start_off + strings.add(s);
         }
-        off = m;
+        off = *m;
       });
     }
     new_strings_ = std::move(strings);
   }
+
+  bool shared_str(uint32_t off) const {
+    return off >= Btf::SHARED_STR_BASE && off - Btf::SHARED_STR_BASE < btf_.shared_strings().size();
+  }
+
+  // Open addressing, u32 -> u32, growing at half load; key and value side
+  // by side, so a probe is one cache miss.
+  class OffsetMap {
+   public:
+    explicit OffsetMap(size_t expected) {
+      size_t n = 4096;
+      while (n < expected * 2) n *= 2;
+      slots_.assign(n, Slot{kEmpty, 0});
+    }
+    uint32_t& at(uint32_t key) {
+      if ((count_ + 1) * 2 > slots_.size()) grow();
+      size_t mask = slots_.size() - 1;
+      for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+        Slot& s = slots_[i];
+        if (s.key == key) return s.value;
+        if (s.key == kEmpty) {
+          s = {key, UNPROCESSED};
+          ++count_;
+          return s.value;
+        }
+      }
+    }
+
+   private:
+    struct Slot {
+      uint32_t key, value;
+    };
+    static constexpr uint32_t kEmpty = 0;  // offset 0 is never looked up
+    static size_t hash(uint32_t k) { return (uint64_t{k} * 0x9E3779B97F4A7C15ull) >> 32; }
+    void grow() {
+      std::vector<Slot> old = std::move(slots_);
+      slots_.assign(old.size() * 2, Slot{kEmpty, 0});
+      count_ = 0;
+      for (const Slot& s : old)
+        if (s.key != kEmpty) at(s.key) = s.value;
+    }
+    std::vector<Slot> slots_;
+    size_t count_ = 0;
+  };
 
   void compute_signatures() {
     uint32_t n = end_ - start_;

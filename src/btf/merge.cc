@@ -72,7 +72,13 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
     words += u.words().size();
     str_bytes += u.strings().size();
   }
-  uint32_t shared_off = shared.empty() ? 0 : out.append_strings_raw(shared);
+  // Shared names keep their offsets: `out` shares the region too (no copy
+  // of a 75 MB .debug_str), until dedup rewrites every string.
+  if (!shared.empty()) {
+    if (!out.shared_strings().empty() && out.shared_strings().data() != shared.data())
+      throw Error("BTF merge: the output shares another string region");
+    out.share_strings(shared);
+  }
   // Unit string bytes, copied back to back; a unit's offset o lands at
   // own_off + str_at[i] + o.
   std::vector<char> own;
@@ -107,7 +113,7 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
       visit_str_off_words(rec, [&](uint32_t& off) {
         if (off == 0) return;
         if (off >= Btf::SHARED_STR_BASE && off - Btf::SHARED_STR_BASE < shared.size()) {
-          off = shared_off + (off - Btf::SHARED_STR_BASE);
+          return;
         } else if (off < own_size) {
           off = str_base + off;
         } else {

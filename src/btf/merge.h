@@ -27,8 +27,9 @@ TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids = {});
 // Appends many standalone tables (ids from 1) to `out` in order, in
 // parallel: the encoder's per-unit tables. Returns the id each table's
 // type 1 got in out. Nothing is looked up: each table's own strings are
-// copied as they are, and the shared strings of the tables (all must
-// share the same region, see Btf::share_strings) are copied once. So out
+// copied as they are, and out shares the tables' shared strings (all must
+// share the same region, see Btf::share_strings), so it must be
+// deduplicated (which rewrites every string) before it is written. out
 // may hold a string several times; dedup's string pass folds them, as it
 // folds equal strings of any table. Throws btfc::Error if a record refers
 // past its table's last type.
