@@ -13,6 +13,7 @@
 #include "base/parallel.h"
 #include "btf/reader.h"
 #include "cli/command.h"
+#include "dwarf/constants.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 #include "layout/diff.h"
@@ -56,7 +57,7 @@ void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
     if (e == std::string::npos) e = arg.size();
     std::string name = arg.substr(p, e - p);
     if (!name.empty()) {
-      int id = layout::language_id(name);
+      int id = dwarf::language_code(name);
       if (id < 0) throw UsageError{"unknown language '" + name + "'"};
       out.push_back(static_cast<uint16_t>(id));
     }
@@ -162,7 +163,7 @@ int run_btfdiff(Args args) {
   layout::LayoutOptions d;
   d.flat_arrays = d.sort = d.suppress_aligned_attribute = d.suppress_force_paddings = d.suppress_packed = true;
   d.show_private_classes = true;
-  d.lang_exclude.push_back(static_cast<uint16_t>(layout::language_id("rust")));
+  d.lang_exclude.push_back(dwarf::DW_LANG_Rust);
   layout::LayoutOptions b;
   b.sort = b.suppress_aligned_attribute = b.suppress_packed = true;
   std::string btf_path = files.size() == 2 ? files[1] : files[0];

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "dwarf/constants.h"
+
 namespace btfc::convert {
 
 namespace {
@@ -33,23 +35,6 @@ constexpr Feature kFeatures[] = {
     {"distilled_base", &EncodeOptions::distilled_base, false},
     {"global_var", &EncodeOptions::global_var, false},
     {"attributes", &EncodeOptions::attributes, false},
-};
-
-struct Language {
-  std::string_view name;
-  uint16_t code;
-};
-
-// pahole's names: DW_LANG_* lowercased without the prefix; "asm" for
-// DW_LANG_Mips_Assembler (what gas writes for .S files).
-constexpr Language kLanguages[] = {
-    {"c89", 0x01}, {"c", 0x02}, {"ada83", 0x03}, {"c++", 0x04}, {"cobol74", 0x05}, {"cobol85", 0x06},
-    {"fortran77", 0x07}, {"fortran90", 0x08}, {"pascal83", 0x09}, {"modula2", 0x0a}, {"java", 0x0b},
-    {"c99", 0x0c}, {"ada95", 0x0d}, {"fortran95", 0x0e}, {"pli", 0x0f}, {"objc", 0x10}, {"objc++", 0x11},
-    {"upc", 0x12}, {"d", 0x13}, {"python", 0x14}, {"opencl", 0x15}, {"go", 0x16}, {"modula3", 0x17},
-    {"haskell", 0x18}, {"c++03", 0x19}, {"c++11", 0x1a}, {"ocaml", 0x1b}, {"rust", 0x1c}, {"c11", 0x1d},
-    {"swift", 0x1e}, {"julia", 0x1f}, {"dylan", 0x20}, {"c++14", 0x21}, {"fortran03", 0x22},
-    {"fortran08", 0x23}, {"renderscript", 0x24}, {"bliss", 0x25}, {"asm", 0x8001},
 };
 
 void split_list(std::string_view list, std::vector<std::string>& out) {
@@ -98,11 +83,7 @@ std::string supported_btf_features() {
   return s;
 }
 
-int language_code(std::string_view name) {
-  for (const Language& l : kLanguages)
-    if (l.name == name) return l.code;
-  return -1;
-}
+int language_code(std::string_view name) { return dwarf::language_code(name); }
 
 bool language_excluded(const EncodeOptions& o, uint16_t lang) {
   auto in = [&](const std::vector<std::string>& list) {

@@ -1,7 +1,10 @@
-// Names of DWARF tags and forms. The tag table is exactly the set of tags
-// llvm-dwarfdump-14 names (tests/dwarf/tag_names_test.cc checks every value
-// 1..0xffff against it), because `btfc stats` is compared with its output.
+// Names of DWARF tags, forms and languages. The tag table is exactly the set
+// of tags llvm-dwarfdump-14 names (tests/dwarf/tag_names_test.cc checks
+// every value 1..0xffff against it), because `btfc stats` is compared with
+// its output; the language names are pahole's, for --lang/--lang_exclude of
+// both `btfc encode` and `btfc layout`.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <iterator>
 
@@ -155,7 +158,37 @@ std::string_view find(const Named (&table)[N], uint32_t value) {
   return it != std::end(table) && it->value == value ? it->name : std::string_view();
 }
 
+// pahole's language names, by value (see language_code()).
+constexpr Named kLanguages[] = {
+    {0x01, "c89"},     {0x02, "c"},        {0x03, "ada83"},    {0x04, "c++"},          {0x05, "cobol74"},
+    {0x06, "cobol85"}, {0x07, "fortran77"}, {0x08, "fortran90"}, {0x09, "pascal83"},     {0x0a, "modula2"},
+    {0x0b, "java"},    {0x0c, "c99"},      {0x0d, "ada95"},    {0x0e, "fortran95"},    {0x0f, "pli"},
+    {0x10, "objc"},    {0x11, "objc++"},   {0x12, "upc"},      {0x13, "d"},            {0x14, "python"},
+    {0x15, "opencl"},  {0x16, "go"},       {0x17, "modula3"},  {0x18, "haskell"},      {0x19, "c++03"},
+    {0x1a, "c++11"},   {0x1b, "ocaml"},    {0x1c, "rust"},     {0x1d, "c11"},          {0x1e, "swift"},
+    {0x1f, "julia"},   {0x20, "dylan"},    {0x21, "c++14"},    {0x22, "fortran03"},    {0x23, "fortran08"},
+    {0x24, "renderscript"}, {0x25, "bliss"}, {DW_LANG_Mips_Assembler, "asm"},
+};
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
 }  // namespace
+
+int language_code(std::string_view name) {
+  for (const Named& l : kLanguages)
+    if (equal_ignoring_case(name, l.name)) return static_cast<int>(l.value);
+  return -1;
+}
+
+std::string_view language_name(uint32_t code) {
+  std::string_view n = find(kLanguages, code);
+  return n.empty() ? std::string_view("UNKNOWN") : n;
+}
 
 std::string tag_name(uint32_t tag) {
   std::string_view n = find(kTags, tag);

@@ -80,6 +80,23 @@ inline constexpr uint8_t DW_INL_not_inlined = 0, DW_INL_inlined = 1, DW_INL_decl
 inline constexpr uint8_t DW_CC_normal = 1, DW_CC_program = 2, DW_CC_nocall = 3, DW_CC_pass_by_reference = 4,
                          DW_CC_pass_by_value = 5;
 
+// Source languages (7.12) that btfc refers to by value.
+inline constexpr uint16_t DW_LANG_C89 = 0x01, DW_LANG_C = 0x02, DW_LANG_C_plus_plus = 0x04, DW_LANG_C99 = 0x0c,
+                          DW_LANG_Rust = 0x1c, DW_LANG_C11 = 0x1d, DW_LANG_BLISS = 0x25,
+                          DW_LANG_Mips_Assembler = 0x8001;
+
+// The DW_LANG code of a language name as pahole's --lang/--lang_exclude
+// (and PAHOLE_LANG_EXCLUDE) accept it (lang__str2int, dwarves.c, 1.31):
+// DW_LANG_C89 .. DW_LANG_BLISS spelled in lower case without the prefix
+// ("c89", "c", "c++", "objc++", "c++14", "renderscript", "bliss"...) plus
+// "asm" for DW_LANG_Mips_Assembler (what gas writes for .S files; 1.24 did
+// not know it), matched case-insensitively. -1 for any other name (later
+// codes such as DW_LANG_C17 are not in pahole's list).
+int language_code(std::string_view name);
+// The name language_code() accepts for a code, "UNKNOWN" for others
+// (lang__int2str).
+std::string_view language_name(uint32_t code);
+
 // The name llvm-dwarfdump-14 prints for a tag: "DW_TAG_structure_type",
 // vendor names such as "DW_TAG_GNU_call_site", and "DW_TAG_unknown_4c"
 // (lowercase hex) for values it does not know.

@@ -272,23 +272,6 @@ std::vector<std::string> printed_names(std::string_view text) {
   return names;
 }
 
-int language_id(std::string_view name) {
-  static const std::pair<const char*, int> kLangs[] = {
-      {"c89", 0x01}, {"c", 0x02}, {"ada83", 0x03}, {"c++", 0x04}, {"cobol74", 0x05}, {"cobol85", 0x06},
-      {"fortran77", 0x07}, {"fortran90", 0x08}, {"pascal83", 0x09}, {"modula2", 0x0a}, {"java", 0x0b},
-      {"c99", 0x0c}, {"ada95", 0x0d}, {"fortran95", 0x0e}, {"pli", 0x0f}, {"objc", 0x10}, {"objc++", 0x11},
-      {"upc", 0x12}, {"d", 0x13}, {"python", 0x14}, {"opencl", 0x15}, {"go", 0x16}, {"modula3", 0x17},
-      {"haskell", 0x18}, {"c++03", 0x19}, {"c++11", 0x1a}, {"ocaml", 0x1b}, {"rust", 0x1c}, {"c11", 0x1d},
-      {"swift", 0x1e}, {"julia", 0x1f}, {"dylan", 0x20}, {"c++14", 0x21}, {"fortran03", 0x22},
-      {"fortran08", 0x23}, {"renderscript", 0x24}, {"bliss", 0x25}, {"c17", 0x2c}, {"asm", 0x8001}};
-  for (auto& [n, id] : kLangs) {
-    if (name.size() == std::strlen(n) &&
-        std::equal(name.begin(), name.end(), n, [](char a, char b) { return std::tolower(a) == b; }))
-      return id;
-  }
-  return -1;
-}
-
 std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& o,
                          std::string* missing) {
   if (!o.class_names.empty()) return named_dwarf(dw, little_endian, o, missing);

@@ -32,7 +32,7 @@ struct LayoutOptions : PrintOptions {
   bool sort = false;
   bool show_private_classes = false;
   std::vector<std::string> class_names;  // -C: only these types (structs, unions, enums, typedefs)
-  std::vector<uint16_t> lang_include;    // --lang: only units of these languages
+  std::vector<uint16_t> lang_include;    // --lang: only units of these languages (dwarf::language_code)
   std::vector<uint16_t> lang_exclude;    // --lang_exclude
   // When not empty, only these structs and unions ("struct NAME", "union NAME") (btfdiff of a
   // module: the split BTF side is limited to what the module's DWARF shows).
@@ -41,10 +41,6 @@ struct LayoutOptions : PrintOptions {
 
 // "struct NAME" / "union NAME" of each layout in a layout text, in order.
 std::vector<std::string> printed_names(std::string_view text);
-
-// DW_LANG_* of a pahole language name ("c", "c89", "c++", "rust", "asm"...),
-// -1 if unknown.
-int language_id(std::string_view name);
 
 // With class_names (-C), what pahole -C prints: each name's struct, union,
 // enum or typedef, found as pahole finds it (see layout.cc); `missing` gets
