@@ -247,7 +247,9 @@ class LayoutNames : public LayoutFixture {
     std::smatch mp, mb;
     bool in_p = std::regex_search(p.err, mp, not_found), in_b = std::regex_search(b.err, mb, not_found);
     EXPECT_EQ(in_b, in_p) << p.err << "\n" << b.err;
-    if (in_p && in_b) EXPECT_EQ(mb[1].str(), mp[1].str());
+    if (in_p && in_b) {
+      EXPECT_EQ(mb[1].str(), mp[1].str());
+    }
   }
   static std::string* names_object_;
   static std::string* names_btf_;
