@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <ostream>
 
 #include "support/dwarf_oracle.h"
 #include "support/test_support.h"
@@ -78,6 +79,9 @@ struct Fixture {
   const char* command;
   const char* source = kSource;
 };
+// What gtest shows as GetParam() (listings, failures): the case, not the
+// struct's bytes.
+void PrintTo(const Fixture& f, std::ostream* os) { *os << f.name << " (" << f.command << ")"; }
 
 class StatsFixture : public testing::TestWithParam<Fixture> {};
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "btf/btf_test_util.h"
@@ -37,6 +38,9 @@ struct VmlinuxCase {
   const char* flags;
   const char* reference;
 };
+// What gtest shows as GetParam() (listings, failures): the case, not the
+// struct's bytes.
+void PrintTo(const VmlinuxCase& c, std::ostream* os) { *os << c.name << " (" << c.flags << ")"; }
 
 class EncodeCorpusVmlinux : public ::testing::TestWithParam<VmlinuxCase> {};
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "btf/btf_test_util.h"
@@ -79,6 +80,9 @@ struct Compiler {
   const char* name;
   const char* command;
 };
+// What gtest shows as GetParam() (listings, failures): the case, not the
+// struct's bytes.
+void PrintTo(const Compiler& c, std::ostream* os) { *os << c.name << " (" << c.command << ")"; }
 
 class TypesFixture : public ::testing::TestWithParam<Compiler> {};
 

@@ -7,6 +7,7 @@
 // (oracle.h), never from btfc.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 #include "elf/elf_file.h"
@@ -74,6 +75,9 @@ struct Build {
   const char* compile;  // compile_c command
   const char* post;     // shell command applied to the output ("" for none); {} is the file
 };
+// What gtest shows as GetParam() (listings, failures): the case, not the
+// struct's bytes.
+void PrintTo(const Build& b, std::ostream* os) { *os << b.name << " (" << b.compile << ")"; }
 
 class DebugSections : public ::testing::TestWithParam<Build> {};
 
