@@ -147,6 +147,14 @@ uint32_t Btf::add_string(std::string_view s) {
   return start_str_off_ + strings_.add(s);
 }
 
+uint32_t Btf::add_string_pooled(const char* s) {
+  if (!shared_.empty()) {
+    uintptr_t p = reinterpret_cast<uintptr_t>(s), b = reinterpret_cast<uintptr_t>(shared_.data());
+    if (p >= b && p - b < shared_.size()) return SHARED_STR_BASE + static_cast<uint32_t>(p - b);
+  }
+  return add_string(std::string_view(s));
+}
+
 std::optional<uint32_t> Btf::find_string(std::string_view s) const {
   if (s.empty()) return 0;
   if (base_)
@@ -276,9 +284,13 @@ TypeId Btf::add_union(std::string_view name, uint32_t size) {
 
 void Btf::add_member(std::string_view name, TypeId type, uint32_t bit_offset, uint32_t bitfield_size) {
   last(Kind::Struct, Kind::Union, "member");
+  add_member_name_off(add_string(name), type, bit_offset, bitfield_size);
+}
+
+void Btf::add_member_name_off(uint32_t name_off, TypeId type, uint32_t bit_offset, uint32_t bitfield_size) {
+  last(Kind::Struct, Kind::Union, "member");
   bool bitfield = bitfield_size != 0 || bit_offset % 8 != 0;
   if (bitfield && (bitfield_size > 0xff || bit_offset > 0xffffff)) bad_argument("member bitfield out of range");
-  uint32_t name_off = add_string(name);  // may grow strings, not words
   uint32_t* rec = words_.data() + offsets_.back();
   if (info_kind(rec[1]) == Kind::Union && bit_offset) bad_argument("union member at a non-zero offset");
   rec[1] = make_info(info_kind(rec[1]), bitfield || info_kind_flag(rec[1]), info_vlen(rec[1]) + 1);

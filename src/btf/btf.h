@@ -352,6 +352,11 @@ class Btf {
   // the table must be merged before it is written or deduplicated.
   static constexpr uint32_t SHARED_STR_BASE = 0x80000000;
   void share_strings(std::span<const char> region);
+  // add_string of a NUL-terminated string; one inside the shared region is
+  // not even read (a name straight from DW_FORM_strp: reading it is a
+  // cache miss per name). A "" there gets a nonzero offset, which dedup's
+  // string pass turns into 0.
+  uint32_t add_string_pooled(const char* s);
   std::span<const char> shared_strings() const { return shared_; }
   bool valid_str_off(uint32_t off) const { return off < end_str_off(); }
   const StringTable& strings() const { return strings_; }
@@ -393,6 +398,8 @@ class Btf {
   // or an offset not on a byte) sets the kind_flag of the whole type, as
   // libbpf does; offsets are then stored as size << 24 | offset.
   void add_member(std::string_view name, TypeId type, uint32_t bit_offset, uint32_t bitfield_size = 0);
+  // The same with the name already added (add_string / add_string_pooled).
+  void add_member_name_off(uint32_t name_off, TypeId type, uint32_t bit_offset, uint32_t bitfield_size = 0);
   // kind_flag (signed) is set by `is_signed` or, as libbpf does, by the
   // first negative value.
   TypeId add_enum(std::string_view name, uint32_t size, bool is_signed = false);

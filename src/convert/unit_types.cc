@@ -341,7 +341,8 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
       if (child.tag == DW_TAG_member) {
         ++member_idx;
         in_member = true;  // its annotation children come next, at depth 2
-        Attrs m = dw.attrs(child);
+        // The name is only stored: unread when it is in .debug_str.
+        Attrs m = dw.attrs(child, /*lazy_name=*/ctx_.options.kabi_prefix.empty());
         // C++ static data members are declarations, not storage.
         if (m.declaration || m.external) continue;
         uint32_t bitfield_size = static_cast<uint32_t>(m.bit_size.value_or(0));
@@ -368,7 +369,8 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
           }
         }
         if (bit_offset < 0 || bit_offset > UINT32_MAX) fail(child, "member bit offset out of range");
-        members_.push_back({kabi(m.name), type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
+        uint32_t name_off = m.name_pooled ? out_.add_string_pooled(m.name_pooled) : out_.add_string(kabi(m.name));
+        members_.push_back({name_off, type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
         continue;
       } else if (child.tag == DW_TAG_inheritance) {
         ++member_idx;  // pahole counts it, and BTF has no base classes for C
@@ -383,7 +385,7 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
   uint32_t size = static_cast<uint32_t>(a.byte_size.value_or(0));
   if (is_union) out_.add_union(name, size);
   else out_.add_struct(name, size);
-  for (const MemberInfo& m : members_) out_.add_member(m.name, m.type, m.bit_offset, m.bitfield_size);
+  for (const MemberInfo& m : members_) out_.add_member_name_off(m.name_off, m.type, m.bit_offset, m.bitfield_size);
 }
 
 // 2.4

@@ -133,7 +133,7 @@ class UnitTypes : public TypeLookup {
 
   // Scratch, reused across DIEs.
   struct MemberInfo {
-    std::string_view name;
+    uint32_t name_off;
     btf::TypeId type;
     uint32_t bit_offset, bitfield_size;
   };

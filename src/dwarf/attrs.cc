@@ -5,7 +5,7 @@
 
 namespace btfc::dwarf {
 
-Attrs DwarfFile::attrs(const Die& die) const {
+Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
   Attrs out;
   if (!die.abbrev) return out;
   Attr a;
@@ -24,7 +24,9 @@ Attrs DwarfFile::attrs(const Die& die) const {
   for (AttrIter it(*this, die); it.next(a);) {
     switch (a.name) {
       case DW_AT_name:
-        if (a.value.kind == Value::kString) out.name = a.value.str();
+        if (a.value.kind != Value::kString) break;
+        if (lazy_name && a.value.len == Value::kNulTerminated) out.name_pooled = reinterpret_cast<const char*>(a.value.ptr);
+        else out.name = a.value.str();
         break;
       case DW_AT_linkage_name:
       case DW_AT_MIPS_linkage_name:

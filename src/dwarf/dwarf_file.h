@@ -161,7 +161,8 @@ struct Attr {
 // What an encoder reads from a DIE, collected in one pass over its
 // attributes. Absent attributes are nullopt / empty / false.
 struct Attrs {
-  std::string_view name;
+  std::string_view name;                        // empty when name_pooled is set (attrs(die, true))
+  const char* name_pooled = nullptr;            // attrs(die, true) only: a DW_AT_name of a string section
   std::string_view linkage_name;                // DW_AT_linkage_name or DW_AT_MIPS_linkage_name
   std::optional<uint64_t> type;                 // global offset
   std::optional<uint64_t> byte_size, bit_size, data_bit_offset, bit_offset;  // bit_offset: DWARF 2/3 style
@@ -298,7 +299,11 @@ class DwarfFile {
   const Unit* type_unit(uint64_t signature) const;
 
   // The encoder's attributes of a DIE, in one pass.
-  Attrs attrs(const Die& die) const;
+  Attrs attrs(const Die& die) const { return attrs(die, false); }
+  // With `lazy_name`, a DW_AT_name in a string section (strp, strx, ...:
+  // NUL-terminated there) is given as name_pooled, unread, and `name`
+  // stays empty: the caller that only stores the name saves a cache miss.
+  Attrs attrs(const Die& die, bool lazy_name) const;
   // The value of one attribute, or a kNone value.
   Value attr(const Die& die, uint32_t name) const;
 
