@@ -30,10 +30,16 @@ bool write_out(const std::string& s) {
   return true;
 }
 
+// -C NAMES: a comma-separated list, or one name per line of a file given
+// as pahole spells it (file://PATH) or, as a convenience, as a plain PATH
+// that exists.
 void add_names(std::vector<std::string>& names, const std::string& arg) {
   struct stat st;
-  if (::stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-    std::ifstream in(arg);
+  bool url = arg.rfind("file://", 0) == 0;
+  std::string path = url ? arg.substr(7) : arg;
+  if (url || (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))) {
+    std::ifstream in(path);
+    if (!in) throw UsageError{"-C: cannot read '" + path + "'"};
     std::string line;
     while (std::getline(in, line)) {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();

@@ -136,6 +136,13 @@ TEST_F(LayoutFixture, ClassNamesFromAFile) {
   RunResult b = run("/usr/bin/pahole -C holes,bits " + *object_);
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_EQ(only_what_124_prints(a.out), only_what_124_prints(b.out));
+  // pahole's own spelling of a list file.
+  RunResult c = run_btfc("layout -C file://" + list + " " + *object_);
+  RunResult d = run("/usr/bin/pahole -C file://" + list + " " + *object_);
+  ASSERT_EQ(c.status, 0) << c.err;
+  ASSERT_FALSE(d.out.empty());
+  EXPECT_EQ(only_what_124_prints(c.out), only_what_124_prints(d.out));
+  EXPECT_EQ(run_btfc("layout -C file:///nonexistent/list " + *object_).status, 2);
 }
 
 TEST_F(LayoutFixture, BtfdiffIsCleanOnPaholeBtf) {
