@@ -410,7 +410,7 @@ void DwarfFile::skip_value(Reader& r, const AttrSpec& spec, FormSizes sizes) {
       uint64_t form = r.uleb128();
       if (form == DW_FORM_indirect || form == DW_FORM_implicit_const || form > 0xffff)
         r.fail_at(at, "DW_FORM_indirect names form " + hex(form));
-      AttrSpec inner{spec.name, static_cast<uint32_t>(form), form_fixed_size(static_cast<uint32_t>(form), sizes), 0};
+      AttrSpec inner{spec.name, static_cast<uint16_t>(form), form_fixed_size(static_cast<uint32_t>(form), sizes), 0};
       if (inner.size == -2) r.fail_at(at, "unknown form " + hex(form));
       skip_value(r, inner, sizes);
       return;
