@@ -182,6 +182,9 @@ t=$(date +%s%N)
 "$pahole" -J $flags_btfc --btf_encode_detached="$cmp/btfc.btf" "$tmp_vmlinux"
 t_btfc=$(( ($(date +%s%N) - t) / 1000000 ))
 t=$(date +%s%N)
+# pahole 1.24 opens its detached output without O_TRUNC: a longer file left
+# by an earlier run keeps its tail after the new BTF.
+rm -f "$cmp/pahole-1.24.btf"
 pahole -J $flags_124 --btf_encode_detached="$cmp/pahole-1.24.btf" "$tmp_vmlinux"
 t_124=$(( ($(date +%s%N) - t) / 1000000 ))
 echo "btfc       -J $flags_btfc: ${t_btfc} ms, $(stat -c %s "$cmp/btfc.btf") bytes"
