@@ -159,6 +159,13 @@ class CandidateIndex {
     }
   }
 
+  // Room for ids up to id_count (a prepared base's index, copied for a
+  // table with more types).
+  void resize_ids(uint32_t id_count) {
+    next_.resize(id_count, 0);
+    prev_.resize(id_count, 0);
+  }
+
   // Calls fn(id) for each id with this signature, in libbpf's order, until
   // fn returns true.
   template <typename Fn>
@@ -211,10 +218,50 @@ class CandidateIndex {
   uint32_t doublings_ = 0;
 };
 
+// Adds the base types [1, start) to a fresh index: they are canonical as
+// they are, and candidates for new types.
+template <typename Rec>
+void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
+  for (uint32_t id = 1; id < start; ++id) {
+    const uint32_t* r = rec(id);
+    uint64_t h;
+    switch (kind_of(r)) {
+      case Kind::Var: case Kind::Datasec: continue;
+      case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Fwd:
+      case Kind::Typedef: case Kind::Func: case Kind::Float: case Kind::TypeTag:
+        h = hash_common(r);
+        break;
+      case Kind::Int: case Kind::DeclTag: h = hash_int_tag(r); break;
+      case Kind::Enum: case Kind::Enum64: h = hash_enum(r); break;
+      case Kind::Struct: case Kind::Union: h = hash_struct(r); break;
+      case Kind::Array: h = hash_array(r); break;
+      case Kind::FuncProto: h = hash_fnproto(r); break;
+      default: throw Error("BTF dedup: type [" + std::to_string(id) + "]: unknown kind in the base");
+    }
+    index.add(h, id);
+  }
+}
+
+}  // namespace
+
+struct DedupBase::Impl {
+  const Btf& base;
+  CandidateIndex index;
+};
+
+DedupBase::DedupBase(const Btf& base)
+    : impl_(new Impl{base, CandidateIndex(base.end_id(), 1024)}) {
+  index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
+}
+DedupBase::~DedupBase() = default;
+const Btf& DedupBase::base() const { return impl_->base; }
+
+namespace {
+
 class Deduper {
  public:
   Deduper(Btf& btf, const DedupOptions& options)
-      : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
+      : btf_(btf), compat_(options.compat), prepared_(options.prepared_base), start_(btf.start_id()), end_(btf.end_id()),
         // The index holds canonical types only, typically a tenth of the
         // input: it starts small and grows, so it stays in cache.
         index_(end_, 1024) {}
@@ -297,25 +344,13 @@ class Deduper {
   }
 
   void prepare_base() {
-    for (uint32_t id = 1; id < start_; ++id) {
-      map_[id] = id;
-      const uint32_t* r = rec(id);
-      uint64_t h;
-      switch (kind_of(r)) {
-        case Kind::Var: case Kind::Datasec: continue;
-        case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Fwd:
-        case Kind::Typedef: case Kind::Func: case Kind::Float: case Kind::TypeTag:
-          h = hash_common(r);
-          break;
-        case Kind::Int: case Kind::DeclTag: h = hash_int_tag(r); break;
-        case Kind::Enum: case Kind::Enum64: h = hash_enum(r); break;
-        case Kind::Struct: case Kind::Union: h = hash_struct(r); break;
-        case Kind::Array: h = hash_array(r); break;
-        case Kind::FuncProto: h = hash_fnproto(r); break;
-        default: fail(id, "unknown kind in the base");
-      }
-      index_.add(h, id);
+    for (uint32_t id = 1; id < start_; ++id) map_[id] = id;
+    if (prepared_ && &prepared_->impl().base == btf_.base()) {
+      index_ = prepared_->impl().index;
+      index_.resize_ids(end_);
+      return;
     }
+    index_base(start_, [&](uint32_t id) { return rec(id); }, index_);
   }
 
   void dedup_strings() {
@@ -743,6 +778,7 @@ class Deduper {
 
   Btf& btf_;
   DedupCompat compat_;
+  const DedupBase* prepared_;
   uint32_t start_, end_;
   std::vector<const uint32_t*> rec_;
   std::vector<Kind> kind_;

@@ -57,7 +57,8 @@ std::vector<std::vector<size_t>> group_units(const std::vector<dwarf::Unit>& uni
   return groups;
 }
 
-btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, EncodeStats& stats) {
+btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, const btf::DedupBase* prepared,
+               EncodeStats& stats) {
   FunctionOptions fopts{.consistent_func = o.consistent_func, .decl_tag = o.decl_tag,
                         .decl_tag_kfuncs = o.decl_tag_kfuncs, .attributes = o.attributes};
   VariableOptions vopts{.percpu = o.var, .global_var = o.global_var, .encode_force = o.encode_force,
@@ -178,7 +179,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
   stats.types_before_dedup = out.type_count();
   {
     PhaseTimer t("dedup");
-    if (out.type_count()) btf::dedup(out);
+    if (out.type_count()) btf::dedup(out, {.prepared_base = prepared});
   }
   stats.types_after_dedup = out.type_count();
   return out;
@@ -191,7 +192,7 @@ btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* st
   std::unique_ptr<elf::ElfFile> elf;
   try {
     elf = elf::ElfFile::open(o.input);
-    return build(o, *elf, base, stats ? *stats : local);
+    return build(o, *elf, base, nullptr, stats ? *stats : local);
   } catch (Error& e) {
     e.with_file(o.input);
     throw;
@@ -203,13 +204,13 @@ namespace {
 // One file, the single-file path: build, then write detached (`out` set)
 // or into the file's .BTF section.
 EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const std::string& out_path,
-                        const btf::Btf* base) {
+                        const btf::Btf* base, const btf::DedupBase* prepared) {
   EncodeStats stats;
   stats.files = 1;
   std::unique_ptr<elf::ElfFile> elf;
   try {
     elf = elf::ElfFile::open(input);
-    btf::Btf out = build(o, *elf, base, stats);
+    btf::Btf out = build(o, *elf, base, prepared, stats);
     // pahole writes nothing when there is nothing to encode (1.2).
     if (out.type_count() == 0) return stats;
     PhaseTimer t("write");
@@ -286,7 +287,7 @@ EncodeStats encode(const EncodeOptions& o) {
     base = btf::read_file(o.base_path);
   }
   const btf::Btf* base_ptr = base ? &*base : nullptr;
-  if (!is_batch(o)) return encode_file(o, o.input, o.detached_path, base_ptr);
+  if (!is_batch(o)) return encode_file(o, o.input, o.detached_path, base_ptr, nullptr);
 
   std::vector<std::string> files = batch_inputs(o.inputs);
   std::vector<std::string> outputs(files.size());
@@ -313,12 +314,15 @@ EncodeStats encode(const EncodeOptions& o) {
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
 
+  // Every module's dedup starts from the base's index: built once.
+  std::optional<btf::DedupBase> prepared;
+  if (base_ptr) prepared.emplace(*base_ptr);
   std::vector<EncodeStats> per(files.size());
   std::vector<std::string> errors(files.size());
   parallel_for(files.size(), [&](size_t k) {
     size_t i = order[k];
     try {
-      per[i] = encode_file(o, files[i], outputs[i], base_ptr);
+      per[i] = encode_file(o, files[i], outputs[i], base_ptr, prepared ? &*prepared : nullptr);
     } catch (const Error& e) {
       errors[i] = e.what();
     } catch (const std::bad_alloc&) {

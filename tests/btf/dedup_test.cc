@@ -569,6 +569,33 @@ TEST(Dedup, RandomSplitUnitsMatchLibbpfByteForByte) {
   }
 }
 
+// A DedupBase prepared once and shared by several split tables (batch
+// mode) gives each of them libbpf's bytes too; a DedupBase of another base
+// is ignored.
+TEST(Dedup, PreparedBaseSharedBySplitTablesMatchesLibbpf) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed * 104729);
+    std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
+    Btf raw_base;
+    write_random_units(raw_base, rng, pool, 1 + static_cast<int>(rng() % 3));
+    Btf base = libbpf_dedup(raw_base);
+    Btf other_base = libbpf_dedup(raw_base);
+    DedupBase prepared(base), unrelated(other_base);
+    testing::LibbpfBtf lbase = testing::to_libbpf(base);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    for (int module = 0; module < 3; ++module) {
+      Btf split(&base);
+      write_random_units(split, rng, pool, 1 + static_cast<int>(rng() % 4));
+      Btf theirs = libbpf_dedup(split, &base, lbase.get());
+      for (const DedupBase* p : {&prepared, &unrelated}) {
+        Btf ours = read_raw(write_raw(split), &base);
+        dedup(ours, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = p});
+        ASSERT_TRUE(write_raw(ours) == write_raw(theirs)) << "module " << module;
+      }
+    }
+  }
+}
+
 // merge.h: appending units then deduplicating equals deduplicating the
 // units written into one table directly.
 TEST(Dedup, AppendThenDedupEqualsOneTable) {
