@@ -359,18 +359,39 @@ class Deduper {
     StringTable strings(base == nullptr);
     // Old offset -> new offset, so each distinct old string is hashed once
     // however many records name it: a vector over the table's own strings,
-    // a hash map for shared ones (an encoder's table shares a whole
-    // .debug_str, 75 MB for amdgpu.ko, of which it names a small part).
+    // and for shared ones (an encoder's table shares a whole .debug_str,
+    // 75 MB for amdgpu.ko, of which it names a part) a bitmap of the named
+    // offsets whose ranks index a dense vector: a hash map of millions of
+    // keys would miss the cache on every reference.
     std::vector<uint32_t> remap(btf_.strings().size(), UNPROCESSED);
-    OffsetMap shared_remap(1024);
+    const uint64_t region = btf_.shared_strings().size();
+    std::vector<uint64_t> named(region ? region / 64 + 1 : 0, 0);
+    std::vector<uint32_t> rank(named.size() + 1, 0);
+    if (region) {
+      for (uint32_t id = start_; id < end_; ++id)
+        visit_str_off_words(own(id), [&](uint32_t& off) {
+          if (!shared_str(off)) return;
+          uint64_t rel = off - Btf::SHARED_STR_BASE;
+          named[rel / 64] |= uint64_t{1} << (rel % 64);
+        });
+      for (size_t w = 0; w < named.size(); ++w)
+        rank[w + 1] = rank[w] + static_cast<uint32_t>(__builtin_popcountll(named[w]));
+    }
+    std::vector<uint32_t> shared_remap(rank.back(), UNPROCESSED);
     for (uint32_t id = start_; id < end_; ++id) {
       visit_str_off_words(own(id), [&](uint32_t& off) {
         if (off == 0 || off < start_off) return;
         uint32_t rel = off - start_off;
         uint32_t* m;
-        if (rel < remap.size()) m = &remap[rel];
-        else if (shared_str(off)) m = &shared_remap.at(off);
-        else fail(id, "string offset " + std::to_string(off) + " out of range");
+        if (rel < remap.size()) {
+          m = &remap[rel];
+        } else if (shared_str(off)) {
+          uint64_t r = off - Btf::SHARED_STR_BASE;
+          uint64_t below = named[r / 64] & ((uint64_t{1} << (r % 64)) - 1);
+          m = &shared_remap[rank[r / 64] + static_cast<uint32_t>(__builtin_popcountll(below))];
+        } else {
+          fail(id, "string offset " + std::to_string(off) + " out of range");
+        }
         if (*m == UNPROCESSED) {
           std::string_view s = btf_.str(off);
           std::optional<uint32_t> in_base = base ? base->find_string(s) : std::nullopt;
@@ -386,45 +407,6 @@ class Deduper {
     return off >= Btf::SHARED_STR_BASE && off - Btf::SHARED_STR_BASE < btf_.shared_strings().size();
   }
 
-  // Open addressing, u32 -> u32, growing at half load; key and value side
-  // by side, so a probe is one cache miss.
-  class OffsetMap {
-   public:
-    explicit OffsetMap(size_t expected) {
-      size_t n = 4096;
-      while (n < expected * 2) n *= 2;
-      slots_.assign(n, Slot{kEmpty, 0});
-    }
-    uint32_t& at(uint32_t key) {
-      if ((count_ + 1) * 2 > slots_.size()) grow();
-      size_t mask = slots_.size() - 1;
-      for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
-        Slot& s = slots_[i];
-        if (s.key == key) return s.value;
-        if (s.key == kEmpty) {
-          s = {key, UNPROCESSED};
-          ++count_;
-          return s.value;
-        }
-      }
-    }
-
-   private:
-    struct Slot {
-      uint32_t key, value;
-    };
-    static constexpr uint32_t kEmpty = 0;  // offset 0 is never looked up
-    static size_t hash(uint32_t k) { return (uint64_t{k} * 0x9E3779B97F4A7C15ull) >> 32; }
-    void grow() {
-      std::vector<Slot> old = std::move(slots_);
-      slots_.assign(old.size() * 2, Slot{kEmpty, 0});
-      count_ = 0;
-      for (const Slot& s : old)
-        if (s.key != kEmpty) at(s.key) = s.value;
-    }
-    std::vector<Slot> slots_;
-    size_t count_ = 0;
-  };
 
   void compute_signatures() {
     uint32_t n = end_ - start_;
