@@ -41,6 +41,21 @@ void num(std::string& o, uint64_t v, int w) {
   right(o, std::string_view(buf, static_cast<size_t>(n)), w);
 }
 
+// pahole's "/* offset[:bit_offset] size */" after a member.
+void offset_comment(std::string& o, uint32_t offset, const Member& member, int size) {
+  int size_spacing = 5;
+  o += "/* ";
+  num(o, offset, 5);
+  if (member.bitfield_size != 0) {
+    o += ':';
+    num(o, static_cast<uint32_t>(member.bitfield_offset), 2);
+    size_spacing -= 3;
+  }
+  o += ' ';
+  num(o, static_cast<uint32_t>(size), size_spacing);
+  o += " */";
+}
+
 void snum(std::string& o, int64_t v) {
   char buf[32];
   int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
@@ -699,36 +714,16 @@ size_t Printer::member_fprintf(uint32_t mi, bool union_member, uint32_t type, Co
   if (aggregate && ty.name.empty()) {
     if (!sconf.suppress_offset_comment) {
       int slen = static_cast<int>(member_alignment_printed) + (name ? static_cast<int>(name->size()) : -1);
-      int size_spacing = 5;
       if (ty.kind == TKind::Struct && info_[type].is_packed && !options_.suppress_packed)
         slen += static_cast<int>(sizeof("__attribute__((__packed__))"));
       right(o, " ", sconf.type_spacing + sconf.name_spacing - slen - 3);
-      o += "/* ";
-      num(o, offset, 5);
-      if (member.bitfield_size != 0) {
-        o += ':';
-        num(o, static_cast<uint32_t>(member.bitfield_offset), 2);
-        size_spacing -= 3;
-      }
-      o += ' ';
-      num(o, static_cast<uint32_t>(size), size_spacing);
-      o += " */";
+      offset_comment(o, offset, member, size);
     }
   } else {
     int spacing = sconf.type_spacing + sconf.name_spacing - printed;
     if (!sconf.suppress_offset_comment) {
-      int size_spacing = 5;
       right(o, " ", spacing > 0 ? spacing : 0);
-      o += "/* ";
-      num(o, offset, 5);
-      if (member.bitfield_size != 0) {
-        o += ':';
-        num(o, static_cast<uint32_t>(member.bitfield_offset), 2);
-        size_spacing -= 3;
-      }
-      o += ' ';
-      num(o, static_cast<uint32_t>(size), size_spacing);
-      o += " */";
+      offset_comment(o, offset, member, size);
     }
   }
   return o.size() - start + printed_cacheline;
