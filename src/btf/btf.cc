@@ -134,24 +134,26 @@ void Btf::share_strings(std::span<const char> region) {
   shared_ = region.size() < SHARED_STR_BASE ? region : std::span<const char>();
 }
 
+std::optional<uint32_t> Btf::shared_offset(const char* s) const {
+  // Compared as integers: s usually points into another object.
+  uintptr_t p = reinterpret_cast<uintptr_t>(s), b = reinterpret_cast<uintptr_t>(shared_.data());
+  if (shared_.empty() || p < b || p - b >= shared_.size()) return std::nullopt;
+  return SHARED_STR_BASE + static_cast<uint32_t>(p - b);
+}
+
 uint32_t Btf::add_string(std::string_view s) {
   if (s.empty()) return 0;
-  if (!shared_.empty()) {
-    // Compared as integers: s usually points into another object.
-    uintptr_t p = reinterpret_cast<uintptr_t>(s.data()), b = reinterpret_cast<uintptr_t>(shared_.data());
-    if (p >= b && p - b < shared_.size() - s.size() && s.size() < shared_.size() && s.data()[s.size()] == '\0')
-      return SHARED_STR_BASE + static_cast<uint32_t>(p - b);
-  }
+  // In the region, and NUL-terminated there (not a prefix of a longer name).
+  if (std::optional<uint32_t> off = shared_offset(s.data());
+      off && *off - SHARED_STR_BASE + s.size() < shared_.size() && s.data()[s.size()] == '\0')
+    return *off;
   if (base_)
     if (auto off = base_->find_string(s)) return *off;
   return start_str_off_ + strings_.add(s);
 }
 
 uint32_t Btf::add_string_pooled(const char* s) {
-  if (!shared_.empty()) {
-    uintptr_t p = reinterpret_cast<uintptr_t>(s), b = reinterpret_cast<uintptr_t>(shared_.data());
-    if (p >= b && p - b < shared_.size()) return SHARED_STR_BASE + static_cast<uint32_t>(p - b);
-  }
+  if (std::optional<uint32_t> off = shared_offset(s)) return *off;
   return add_string(std::string_view(s));
 }
 
@@ -165,8 +167,7 @@ std::optional<uint32_t> Btf::find_string(std::string_view s) const {
 
 std::string_view Btf::str(uint32_t off) const {
   if (off < start_str_off_) return base_->str(off);
-  if (off >= SHARED_STR_BASE && off - SHARED_STR_BASE < shared_.size())
-    return std::string_view(shared_.data() + (off - SHARED_STR_BASE));
+  if (is_shared_str_off(off)) return std::string_view(shared_.data() + (off - SHARED_STR_BASE));
   if (off - start_str_off_ >= strings_.size()) {
     if (off == 0) return {};  // an empty split table: "" lives in the (absent) base
     throw Error("BTF string offset " + std::to_string(off) + " out of range");

@@ -358,6 +358,10 @@ class Btf {
   // string pass turns into 0.
   uint32_t add_string_pooled(const char* s);
   std::span<const char> shared_strings() const { return shared_; }
+  // An offset add_string gave for a string of the shared region.
+  bool is_shared_str_off(uint32_t off) const {
+    return off >= SHARED_STR_BASE && off - SHARED_STR_BASE < shared_.size();
+  }
   bool valid_str_off(uint32_t off) const { return off < end_str_off(); }
   const StringTable& strings() const { return strings_; }
 
@@ -449,6 +453,8 @@ class Btf {
   TypeId push(uint32_t name_off, uint32_t info, uint32_t size_or_type);
   uint32_t* last(Kind a, Kind b, const char* what);
   uint32_t name_or_throw(std::string_view name, const char* what);
+  // SHARED_STR_BASE + the position of `s` if it points into the shared region.
+  std::optional<uint32_t> shared_offset(const char* s) const;
 
   const Btf* base_ = nullptr;
   TypeId start_id_ = 1;

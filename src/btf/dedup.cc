@@ -370,7 +370,7 @@ class Deduper {
     if (region) {
       for (uint32_t id = start_; id < end_; ++id)
         visit_str_off_words(own(id), [&](uint32_t& off) {
-          if (!shared_str(off)) return;
+          if (!btf_.is_shared_str_off(off)) return;
           uint64_t rel = off - Btf::SHARED_STR_BASE;
           named[rel / 64] |= uint64_t{1} << (rel % 64);
         });
@@ -385,7 +385,7 @@ class Deduper {
         uint32_t* m;
         if (rel < remap.size()) {
           m = &remap[rel];
-        } else if (shared_str(off)) {
+        } else if (btf_.is_shared_str_off(off)) {
           uint64_t r = off - Btf::SHARED_STR_BASE;
           uint64_t below = named[r / 64] & ((uint64_t{1} << (r % 64)) - 1);
           m = &shared_remap[rank[r / 64] + static_cast<uint32_t>(__builtin_popcountll(below))];
@@ -401,10 +401,6 @@ class Deduper {
       });
     }
     new_strings_ = std::move(strings);
-  }
-
-  bool shared_str(uint32_t off) const {
-    return off >= Btf::SHARED_STR_BASE && off - Btf::SHARED_STR_BASE < btf_.shared_strings().size();
   }
 
 

@@ -112,7 +112,7 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
       });
       visit_str_off_words(rec, [&](uint32_t& off) {
         if (off == 0) return;
-        if (off >= Btf::SHARED_STR_BASE && off - Btf::SHARED_STR_BASE < shared.size()) {
+        if (u.is_shared_str_off(off)) {
           return;
         } else if (off < own_size) {
           off = str_base + off;
