@@ -11,10 +11,6 @@
 
 namespace btfc::layout {
 
-namespace {
-
-constexpr int kMaxEdits = 6000;
-
 std::vector<std::string_view> split_lines(std::string_view s) {
   std::vector<std::string_view> v;
   size_t p = 0;
@@ -26,6 +22,10 @@ std::vector<std::string_view> split_lines(std::string_view s) {
   }
   return v;
 }
+
+namespace {
+
+constexpr int kMaxEdits = 6000;
 
 struct Edit {
   char op;  // ' ', '-', '+'

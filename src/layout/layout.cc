@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "base/parallel.h"
+#include "layout/diff.h"
 #include "layout/dwarf_model.h"
 
 namespace btfc::layout {
@@ -256,18 +257,13 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
 
 std::vector<std::string> printed_names(std::string_view text) {
   std::vector<std::string> names;
-  size_t p = 0;
-  while (p < text.size()) {
-    size_t e = text.find('\n', p);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view line = text.substr(p, e - p);
+  for (std::string_view line : split_lines(text)) {
     for (std::string_view kw : {"struct ", "union "}) {
       if (line.substr(0, kw.size()) == kw && line.size() > kw.size() + 2 && line.substr(line.size() - 2) == " {") {
         names.emplace_back(line.substr(0, line.size() - 2));
         break;
       }
     }
-    p = e + 1;
   }
   return names;
 }
