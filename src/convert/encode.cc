@@ -98,8 +98,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     for (size_t k = 0; k < which.size(); k++) {
       UnitResult& r = results[which[k]];
       auto shift = [&](btf::TypeId id) { return id >= 1 ? id - 1 + first[k] : id; };
-      r.funcs.remap_type_ids(shift);
-      r.vars.remap_type_ids(shift);
+      r.remap_type_ids(shift);
       r.types = btf::Btf();
     }
   };
@@ -142,11 +141,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
         merge(table, members);
         std::vector<btf::TypeId> id_map;
         btf::dedup(table, {}, &id_map);
-        for (size_t i : members) {
-          auto map = [&](btf::TypeId id) { return id_map[id]; };
-          results[i].funcs.remap_type_ids(map);
-          results[i].vars.remap_type_ids(map);
-        }
+        for (size_t i : members) results[i].remap_type_ids([&](btf::TypeId id) { return id_map[id]; });
         table.shrink_to_fit();
         group_out[g] = std::move(table);
       });
@@ -156,10 +151,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
       btf::TypeId start = group_out[g].start_id();
       btf::TypeId first = btf::append(out, group_out[g]);
       auto shift = [&](btf::TypeId id) { return id >= start ? id - start + first : id; };
-      for (size_t i : groups[g]) {
-        results[i].funcs.remap_type_ids(shift);
-        results[i].vars.remap_type_ids(shift);
-      }
+      for (size_t i : groups[g]) results[i].remap_type_ids(shift);
       group_out[g] = btf::Btf();
     }
   }

@@ -41,6 +41,14 @@ struct UnitResult {
   UnitVariables vars;               // collect_variables (its VARs are in `types`)
   uint64_t dies = 0;                // DIEs walked, for --stats
   bool skipped = false;             // partial/skeleton unit, or excluded language
+
+  // The type ids the candidates hold follow the unit's types when those
+  // move (merged, deduplicated): fn(old id) -> new id, void stays void.
+  template <typename Fn>
+  void remap_type_ids(Fn&& fn) {
+    funcs.remap_type_ids(fn);
+    vars.remap_type_ids(fn);
+  }
 };
 
 struct EncodeStats {
