@@ -11,8 +11,11 @@
 #include "btf/dedup.h"
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
 #include <cstring>
 #include <string>
+#include <tuple>
 
 #include "base/deep_stack.h"
 #include "base/parallel.h"
@@ -140,6 +143,7 @@ class CandidateIndex {
     ++libbpf_size_;
     if ((count_ + 1) * 2 > slots_.size()) grow();
     Slot& s = find_slot(tag_of(sig));
+    note_slot(s);
     if (s.head == 0) {
       s.tag = tag_of(sig);
       s.head = s.tail = id;
@@ -150,13 +154,44 @@ class CandidateIndex {
     catch_up(s);
     if (!reversed(s)) {  // logical front = head
       next_[id] = s.head;
+      note_id(s.head);
       prev_[s.head] = id;
       s.head = id;
     } else {            // logical front = tail
       prev_[id] = s.tail;
+      note_id(s.tail);
       next_[s.tail] = id;
       s.tail = id;
     }
+  }
+
+  // Journal mode, for a working copy of a prepared base's index that many
+  // split tables use in turn: every change to a slot or to the chain links
+  // of an id below `first_new_id` is logged, and rollback() puts the index
+  // back as it was, instead of copying the whole base index again.
+  void begin_journal(uint32_t first_new_id) {
+    journal_ = true;
+    grown_ = false;
+    first_new_id_ = first_new_id;
+    saved_ = {count_, libbpf_size_, libbpf_cap_, doublings_};
+    slot_log_.clear();
+    id_log_.clear();
+  }
+  // Undoes every change since begin_journal(); false when that is not
+  // possible (the slot table grew) and the caller must copy the base again.
+  bool rollback() {
+    journal_ = false;
+    if (grown_) return false;
+    for (size_t i = slot_log_.size(); i-- > 0;) slots_[slot_log_[i].first] = slot_log_[i].second;
+    for (size_t i = id_log_.size(); i-- > 0;) {
+      const IdLog& l = id_log_[i];
+      next_[l.id] = l.next;
+      prev_[l.id] = l.prev;
+    }
+    next_.resize(first_new_id_);
+    prev_.resize(first_new_id_);
+    std::tie(count_, libbpf_size_, libbpf_cap_, doublings_) = saved_;
+    return true;
   }
 
   // Room for ids up to id_count (a prepared base's index, copied for a
@@ -195,7 +230,16 @@ class CandidateIndex {
   void catch_up(Slot& s) {
     uint32_t seen = s.state >> 1;
     bool reversed = (s.state & 1) ^ ((doublings_ - seen) & 1);
-    s.state = doublings_ << 1 | reversed;
+    uint32_t state = doublings_ << 1 | reversed;
+    if (state == s.state) return;
+    note_slot(s);
+    s.state = state;
+  }
+  void note_slot(const Slot& s) {
+    if (journal_) slot_log_.emplace_back(static_cast<size_t>(&s - slots_.data()), s);
+  }
+  void note_id(uint32_t id) {
+    if (journal_ && id < first_new_id_) id_log_.push_back({id, next_[id], prev_[id]});
   }
   static bool reversed(const Slot& s) { return s.state & 1; }
   static uint32_t tag_of(uint64_t sig) { return static_cast<uint32_t>(sig ^ (sig >> 32)); }
@@ -205,6 +249,7 @@ class CandidateIndex {
       if (slots_[i].head == 0 || slots_[i].tag == tag) return slots_[i];
   }
   void grow() {
+    grown_ = true;  // a journal of slot positions is void now
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.size() * 2, Slot{});
     for (const Slot& s : old)
@@ -216,6 +261,15 @@ class CandidateIndex {
   size_t count_ = 0;
   uint64_t libbpf_size_ = 0, libbpf_cap_ = 0;
   uint32_t doublings_ = 0;
+
+  struct IdLog {
+    uint32_t id, next, prev;
+  };
+  bool journal_ = false, grown_ = false;
+  uint32_t first_new_id_ = 0;
+  std::tuple<size_t, uint64_t, uint64_t, uint32_t> saved_;
+  std::vector<std::pair<size_t, Slot>> slot_log_;
+  std::vector<IdLog> id_log_;
 };
 
 // Adds the base types [1, start) to a fresh index: they are canonical as
@@ -242,16 +296,82 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
   }
 }
 
+// Name offset -> the one canonical STRUCT/UNION with that name, or 0 when
+// several have it (pass 4).
+class UniqueNames {
+ public:
+  explicit UniqueNames(size_t expected) {
+    size_t cap = 64;
+    while (cap < expected * 2) cap *= 2;
+    slots_.assign(cap, {UNPROCESSED, 0});
+  }
+  void add(uint32_t name, uint32_t id) {
+    auto& s = slot(name);
+    if (s.first == UNPROCESSED) s = {name, id};
+    else s.second = 0;
+  }
+  // nullopt: no such name; 0: several types have it.
+  std::optional<uint32_t> find(uint32_t name) const {
+    const auto& s = slots_[find_slot(name)];
+    if (s.first == UNPROCESSED) return std::nullopt;
+    return s.second;
+  }
+
+ private:
+  size_t find_slot(uint32_t name) const {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = mix(0, name) & mask;; i = (i + 1) & mask)
+      if (slots_[i].first == UNPROCESSED || slots_[i].first == name) return i;
+  }
+  std::pair<uint32_t, uint32_t>& slot(uint32_t name) { return slots_[find_slot(name)]; }
+  std::vector<std::pair<uint32_t, uint32_t>> slots_;  // name_off, id
+};
+
+// The per-id arrays of a dedup on a prepared base, kept by the DedupBase
+// and reused. Batch mode deduplicates thousands of modules on one base:
+// filling the base's part of these arrays (100k ids) and copying its
+// candidate index for every module was most of a small module's dedup. A
+// run leaves the base's part as it found it (its few changes are undone),
+// so the next run on that base starts from it.
+struct Scratch {
+  bool base_ready = false;   // [0, base end) of rec, kind, map, hypot is as index_records() fills it
+  std::vector<const uint32_t*> rec;
+  std::vector<Kind> kind;
+  std::vector<uint32_t> map, hypot;
+  std::optional<CandidateIndex> index;  // a working copy of the base's index
+  bool index_ready = false;  // `index` equals the base's
+};
+
 }  // namespace
 
 struct DedupBase::Impl {
   const Btf& base;
   CandidateIndex index;
+  UniqueNames composites;  // base STRUCT/UNIONs by name (they are all canonical)
+  // Scratches not in use: as many as dedups ran at once.
+  mutable std::mutex mutex;
+  mutable std::vector<std::unique_ptr<Scratch>> scratches;
+
+  std::unique_ptr<Scratch> take() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (scratches.empty()) return std::make_unique<Scratch>();
+    std::unique_ptr<Scratch> s = std::move(scratches.back());
+    scratches.pop_back();
+    return s;
+  }
+  void give_back(std::unique_ptr<Scratch> s) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    scratches.push_back(std::move(s));
+  }
 };
 
 DedupBase::DedupBase(const Btf& base)
-    : impl_(new Impl{base, CandidateIndex(base.end_id(), 1024)}) {
+    : impl_(new Impl{base, CandidateIndex(base.end_id(), 1024), UniqueNames(base.end_id())}) {
   index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
+  for (uint32_t id = 1; id < base.end_id(); ++id) {
+    const uint32_t* r = base.record(id);
+    if (is_composite(kind_of(r))) impl_->composites.add(r[0], id);
+  }
 }
 DedupBase::~DedupBase() = default;
 const Btf& DedupBase::base() const { return impl_->base; }
@@ -261,10 +381,13 @@ namespace {
 class Deduper {
  public:
   Deduper(Btf& btf, const DedupOptions& options)
-      : btf_(btf), compat_(options.compat), prepared_(options.prepared_base), start_(btf.start_id()), end_(btf.end_id()),
-        // The index holds canonical types only, typically a tenth of the
-        // input: it starts small and grows, so it stays in cache.
-        index_(end_, 1024) {}
+      : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
+        prepared_(prepared_for(btf, options)),
+        scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
+        rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot) {}
+  ~Deduper() {
+    if (prepared_) prepared_->give_back(std::move(scratch_));
+  }
 
   void run(std::vector<TypeId>* id_map) {
     // Every pass below reads records through rec_; own records are edited
@@ -292,6 +415,7 @@ class Deduper {
     });
     // 6 and 7. Canonical types get dense new ids; every reference follows.
     timed("dedup.compact", [&] { compact_and_remap(id_map); });
+    restore_base();
   }
 
  private:
@@ -323,34 +447,75 @@ class Deduper {
     throw Error("BTF dedup: type [" + std::to_string(id) + "]: " + what);
   }
 
+  static const DedupBase::Impl* prepared_for(const Btf& btf, const DedupOptions& options) {
+    const DedupBase* p = options.prepared_base;
+    return p && &p->impl().base == btf.base() ? &p->impl() : nullptr;
+  }
+
+  // Base ids [0, start_) are canonical as they are: rec_, kind_ and an
+  // identity map_, kept from the last run on the same prepared base.
   void index_records() {
+    bool ready = scratch_->base_ready;
+    scratch_->base_ready = false;  // until this run ends well
     rec_.resize(end_);
     kind_.resize(end_);
-    rec_[0] = VOID_RECORD;
-    kind_[0] = Kind::Unknown;
-    for (uint32_t id = 1; id < start_; ++id) rec_[id] = btf_.record(id);
+    map_.resize(end_);
+    hypot_.resize(end_);
+    if (!ready) {
+      rec_[0] = VOID_RECORD;
+      kind_[0] = Kind::Unknown;
+      map_[0] = 0;
+      hypot_[0] = UNPROCESSED;
+      for (uint32_t id = 1; id < start_; ++id) {
+        rec_[id] = btf_.record(id);
+        kind_[id] = kind_of(rec_[id]);
+        map_[id] = id;
+        hypot_[id] = UNPROCESSED;
+      }
+    }
     const uint32_t* words = btf_.words().data();
     std::span<const uint32_t> offsets = btf_.offsets();
-    for (uint32_t i = 0; i < offsets.size(); ++i) rec_[start_ + i] = words + offsets[i];
-    for (uint32_t id = 1; id < end_; ++id) kind_[id] = kind_of(rec_[id]);
-    map_.assign(end_, UNPROCESSED);
-    hypot_.assign(end_, UNPROCESSED);
-    sig_.assign(end_, 0);
-    map_[0] = 0;
-    for (uint32_t id = start_; id < end_; ++id) {
-      Kind k = kind(id);
-      if (k == Kind::Var || k == Kind::Datasec) map_[id] = id;  // never deduplicated
+    for (uint32_t i = 0; i < offsets.size(); ++i) {
+      uint32_t id = start_ + i;
+      rec_[id] = words + offsets[i];
+      Kind k = kind_of(rec_[id]);
+      kind_[id] = k;
+      map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
+      hypot_[id] = UNPROCESSED;
     }
+    sig_.assign(end_ - start_, 0);
   }
 
   void prepare_base() {
-    for (uint32_t id = 1; id < start_; ++id) map_[id] = id;
-    if (prepared_ && &prepared_->impl().base == btf_.base()) {
-      index_ = prepared_->impl().index;
-      index_.resize_ids(end_);
+    if (prepared_) {
+      if (!scratch_->index_ready) scratch_->index = prepared_->index;
+      scratch_->index_ready = false;  // until rolled back
+      index_ = &*scratch_->index;
+      index_->resize_ids(end_);
+      index_->begin_journal(start_);
       return;
     }
-    index_base(start_, [&](uint32_t id) { return rec(id); }, index_);
+    // The index holds canonical types only, typically a tenth of the
+    // input: it starts small and grows, so it stays in cache.
+    index_ = &own_index_.emplace(end_, 1024);
+    index_base(start_, [&](uint32_t id) { return rec(id); }, *index_);
+  }
+
+  // Puts the base's part of a prepared scratch back as index_records()
+  // expects it, for the next run on the same base.
+  void restore_base() {
+    if (!prepared_) return;
+    clear_hypot();
+    for (uint32_t id : base_map_log_) map_[id] = id;
+    scratch_->index_ready = index_->rollback();
+    scratch_->base_ready = true;
+  }
+
+  // Every write to map_ goes here: a base id's entry changes only when a
+  // base FWD resolves to a new struct, and is logged to be undone.
+  void set_map(uint32_t id, uint32_t to) {
+    if (id < start_ && map_[id] == id) base_map_log_.push_back(id);
+    map_[id] = to;
   }
 
   void dedup_strings() {
@@ -413,10 +578,10 @@ class Deduper {
       for (uint32_t id = lo; id < hi; ++id) {
         const uint32_t* r = rec(id);
         switch (kind_of(r)) {
-          case Kind::Int: sig_[id] = hash_int_tag(r); break;
-          case Kind::Enum: case Kind::Enum64: sig_[id] = hash_enum(r); break;
-          case Kind::Fwd: case Kind::Float: sig_[id] = hash_common(r); break;
-          case Kind::Struct: case Kind::Union: sig_[id] = hash_struct(r); break;
+          case Kind::Int: sig_[id - start_] = hash_int_tag(r); break;
+          case Kind::Enum: case Kind::Enum64: sig_[id - start_] = hash_enum(r); break;
+          case Kind::Fwd: case Kind::Float: sig_[id - start_] = hash_common(r); break;
+          case Kind::Struct: case Kind::Union: sig_[id - start_] = hash_struct(r); break;
           default: break;
         }
       }
@@ -431,32 +596,32 @@ class Deduper {
     }
     const uint32_t* t = rec(id);
     uint32_t new_id = id;
-    uint64_t h = sig_[id];
+    uint64_t h = sig_[id - start_];
     switch (kind_of(t)) {
       case Kind::Int:
-        index_.for_each(h, [&](uint32_t c) { return equal_int_tag(t, rec(c)) ? (new_id = c, true) : false; });
+        index_->for_each(h, [&](uint32_t c) { return equal_int_tag(t, rec(c)) ? (new_id = c, true) : false; });
         break;
       case Kind::Enum: case Kind::Enum64: {
         bool is64 = kind_of(t) == Kind::Enum64;
-        index_.for_each(h, [&](uint32_t c) {
+        index_->for_each(h, [&](uint32_t c) {
           const uint32_t* cand = rec(c);
           if (is64 ? equal_enum64(t, cand) : equal_enum(t, cand)) return new_id = c, true;
           if (is64 ? compat_enum64(t, cand) : compat_enum(t, cand)) {
             if (is_enum_fwd(t)) return new_id = c, true;  // a forward meets its enum
-            map_[c] = id;  // a canonical forward now resolves to this enum
+            set_map(c, id);  // a canonical forward now resolves to this enum
           }
           return false;
         });
         break;
       }
       case Kind::Fwd: case Kind::Float:
-        index_.for_each(h, [&](uint32_t c) { return equal_common(t, rec(c)) ? (new_id = c, true) : false; });
+        index_->for_each(h, [&](uint32_t c) { return equal_common(t, rec(c)) ? (new_id = c, true) : false; });
         break;
       default:
         return;
     }
     map_[id] = new_id;
-    if (new_id == id) index_.add(h, id);
+    if (new_id == id) index_->add(h, id);
   }
 
   // ---- pass 3 ----
@@ -607,19 +772,19 @@ class Deduper {
       uint32_t c_id = resolve(canon);
       Kind tk = kind(t_id), ck = kind(c_id);
       // Also for a base FWD: split FWDs resolve through it.
-      if (tk != Kind::Fwd && ck == Kind::Fwd) map_[c_id] = t_id;
+      if (tk != Kind::Fwd && ck == Kind::Fwd) set_map(c_id, t_id);
       if (hypot_adjust_canon_) continue;
-      if (tk == Kind::Fwd && ck != Kind::Fwd) map_[t_id] = c_id;
-      if (is_composite(tk) && ck != Kind::Fwd && is_mapped(c_id) && !is_mapped(t_id)) map_[t_id] = c_id;
+      if (tk == Kind::Fwd && ck != Kind::Fwd) set_map(t_id, c_id);
+      if (is_composite(tk) && ck != Kind::Fwd && is_mapped(c_id) && !is_mapped(t_id)) set_map(t_id, c_id);
     }
   }
 
   void dedup_struct(uint32_t id) {
     if (is_mapped(id) || !is_composite(kind(id))) return;
     const uint32_t* t = rec(id);
-    uint64_t h = sig_[id];
+    uint64_t h = sig_[id - start_];
     uint32_t new_id = id;
-    index_.for_each(h, [&](uint32_t c) {
+    index_->for_each(h, [&](uint32_t c) {
       // A FWD must not become a candidate through a signature clash: FWD
       // and struct count as equivalent and could map to each other.
       if (!shallow_equal_struct(t, rec(c))) return false;
@@ -631,33 +796,29 @@ class Deduper {
       return true;
     });
     map_[id] = new_id;
-    if (new_id == id) index_.add(h, id);
+    if (new_id == id) index_->add(h, id);
   }
 
   // ---- pass 4 ----
   void resolve_fwds_by_name() {
     // Name -> the canonical STRUCT/UNION with it, or 0 if several have it.
-    size_t cap = 1024;
-    while (cap < size_t{end_} * 2) cap *= 2;
-    std::vector<std::pair<uint32_t, uint32_t>> slots(cap, {UNPROCESSED, 0});  // name_off, id
-    size_t mask = cap - 1;
-    auto slot = [&](uint32_t name) -> std::pair<uint32_t, uint32_t>& {
-      for (size_t i = mix(0, name) & mask;; i = (i + 1) & mask)
-        if (slots[i].first == UNPROCESSED || slots[i].first == name) return slots[i];
-    };
-    for (uint32_t id = 1; id < end_; ++id) {
-      if (!is_composite(kind(id)) || map_[id] != id) continue;
-      auto& s = slot(rec(id)[0]);
-      if (s.first == UNPROCESSED) s = {rec(id)[0], id};
-      else s.second = 0;
-    }
+    // A prepared base has its own (base structs are all canonical), and
+    // only the new types are indexed here.
+    uint32_t first = prepared_ ? start_ : 1;
+    UniqueNames names(end_ - first);
+    for (uint32_t id = first; id < end_; ++id)
+      if (is_composite(kind(id)) && map_[id] == id) names.add(rec(id)[0], id);
     for (uint32_t id = start_; id < end_; ++id) {
       const uint32_t* t = rec(id);
       if (kind_of(t) != Kind::Fwd || map_[id] != id) continue;
-      auto& s = slot(t[0]);
-      if (s.first == UNPROCESSED || s.second == 0) continue;
+      std::optional<uint32_t> found = names.find(t[0]);
+      if (prepared_) {
+        std::optional<uint32_t> in_base = prepared_->composites.find(t[0]);
+        if (in_base) found = found ? 0 : *in_base;  // base ones come first: in both means several
+      }
+      if (!found || *found == 0) continue;
       Kind want = info_kind_flag(t[1]) ? Kind::Union : Kind::Struct;
-      if (kind(s.second) == want) map_[id] = s.second;
+      if (kind(*found) == want) map_[id] = *found;
     }
   }
 
@@ -671,7 +832,7 @@ class Deduper {
     uint32_t new_id = id;
     uint64_t h;
     auto find = [&](auto equal) {
-      index_.for_each(h, [&](uint32_t c) { return equal(t, rec(c)) ? (new_id = c, true) : false; });
+      index_->for_each(h, [&](uint32_t c) { return equal(t, rec(c)) ? (new_id = c, true) : false; });
     };
     switch (kind_of(t)) {
       case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
@@ -701,7 +862,7 @@ class Deduper {
         fail(id, "unexpected kind " + std::string(kind_name(kind_of(t))));
     }
     map_[id] = new_id;
-    if (new_id == id) index_.add(h, id);
+    if (new_id == id) index_->add(h, id);
     return new_id;
   }
   uint32_t checked(uint32_t from, uint32_t to) const {
@@ -711,17 +872,15 @@ class Deduper {
 
   // ---- passes 6 and 7 ----
   void compact_and_remap(std::vector<TypeId>* id_map) {
-    // hypot_ is free again: reuse it as old canonical id -> new id.
-    std::vector<uint32_t>& new_id = hypot_;
-    for (uint32_t id = 0; id < start_; ++id) new_id[id] = id;
+    // Old canonical id -> new id; base ids stay as they are.
+    std::vector<uint32_t> new_own(end_ - start_, UNPROCESSED);
+    auto new_id = [&](uint32_t id) { return id < start_ ? id : new_own[id - start_]; };
     uint32_t next = start_;
     size_t words = 0;
     for (uint32_t id = start_; id < end_; ++id) {
       if (map_[id] == id) {
-        new_id[id] = next++;
+        new_own[id - start_] = next++;
         words += 3 + static_cast<size_t>(extra_words(kind(id), vlen_of(rec(id))));
-      } else {
-        new_id[id] = UNPROCESSED;
       }
     }
     std::vector<uint32_t> out_words;
@@ -730,7 +889,7 @@ class Deduper {
     out_offsets.reserve(next - start_);
     auto remap = [&](uint32_t& ref) {
       if (ref >= end_) fail(ref, "past the last type");
-      uint32_t n = new_id[resolve(ref)];
+      uint32_t n = new_id(resolve(ref));
       if (n > MAX_ID) fail(ref, "no canonical type after dedup");
       ref = n;
     };
@@ -747,7 +906,7 @@ class Deduper {
       id_map->resize(end_);
       // What a reference to the id becomes (a base FWD resolved to a new
       // struct gives that struct).
-      for (uint32_t id = 0; id < end_; ++id) (*id_map)[id] = new_id[resolve(id)];
+      for (uint32_t id = 0; id < end_; ++id) (*id_map)[id] = new_id(resolve(id));
     }
     std::span<const char> strs = new_strings_.bytes();
     btf_.assign_raw(std::move(out_words), std::move(out_offsets),
@@ -756,16 +915,19 @@ class Deduper {
 
   Btf& btf_;
   DedupCompat compat_;
-  const DedupBase* prepared_;
   uint32_t start_, end_;
-  std::vector<const uint32_t*> rec_;
-  std::vector<Kind> kind_;
-  std::vector<uint32_t> map_;        // id -> canonical id (chains allowed)
-  std::vector<uint32_t> hypot_;      // canonical-side id -> candidate-side id
+  const DedupBase::Impl* prepared_;    // when prepared for this table's base
+  std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own
+  std::vector<const uint32_t*>& rec_;
+  std::vector<Kind>& kind_;
+  std::vector<uint32_t>& map_;        // id -> canonical id (chains allowed)
+  std::vector<uint32_t>& hypot_;      // canonical-side id -> candidate-side id
   std::vector<uint32_t> hypot_list_;  // ids set in hypot_, to clear them
+  std::vector<uint32_t> base_map_log_;  // base ids whose map_ entry changed
   bool hypot_adjust_canon_ = false;
-  std::vector<uint64_t> sig_;
-  CandidateIndex index_;
+  std::vector<uint64_t> sig_;         // by id - start_
+  std::optional<CandidateIndex> own_index_;
+  CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
   StringTable new_strings_;
 };
 

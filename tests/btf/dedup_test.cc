@@ -10,6 +10,7 @@
 
 #include <random>
 
+#include "base/parallel.h"
 #include "btf/dedup.h"
 #include "btf/diff.h"
 #include "btf/merge.h"
@@ -594,6 +595,47 @@ TEST(Dedup, PreparedBaseSharedBySplitTablesMatchesLibbpf) {
       }
     }
   }
+}
+
+// A prepared base keeps its working state between modules and undoes each
+// module's changes to it: a module big enough to outgrow the base's
+// candidate index, and modules deduplicated at the same time on several
+// threads, still give libbpf's bytes, and so does each module after them.
+TEST(Dedup, PreparedBaseStateSurvivesBigAndConcurrentModules) {
+  std::mt19937 rng(2718);
+  std::vector<StructDef> pool = random_pool(rng, 10);
+  Btf raw_base;
+  write_random_units(raw_base, rng, pool, 3);
+  Btf base = libbpf_dedup(raw_base);
+  DedupBase prepared(base);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  std::vector<Btf> modules;
+  for (int m = 0; m < 8; ++m) {
+    modules.emplace_back(&base);
+    write_random_units(modules.back(), rng, pool, 1 + static_cast<int>(rng() % 4));
+    // Thousands of new canonical types: the index grows. Later modules
+    // have some of them too, which must not meet module 2's.
+    int ints = m == 2 ? 5000 : m > 2 ? 50 : 0;
+    for (int i = 0; i < ints; ++i) modules.back().add_int("big_" + std::to_string(i), 4, 0);
+  }
+  std::vector<std::vector<uint8_t>> theirs;
+  for (const Btf& m : modules) theirs.push_back(write_raw(libbpf_dedup(m, &base, lbase.get())));
+  for (size_t m = 0; m < modules.size(); ++m) {  // one after the other
+    Btf ours = read_raw(write_raw(modules[m]), &base);
+    dedup(ours, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = &prepared});
+    EXPECT_TRUE(write_raw(ours) == theirs[m]) << "module " << m;
+  }
+  set_jobs(4);
+  for (int round = 0; round < 3; ++round) {  // several at once
+    std::vector<std::vector<uint8_t>> ours(modules.size());
+    parallel_for(modules.size(), [&](size_t m) {
+      Btf t = read_raw(write_raw(modules[m]), &base);
+      dedup(t, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = &prepared});
+      ours[m] = write_raw(t);
+    });
+    for (size_t m = 0; m < modules.size(); ++m) EXPECT_TRUE(ours[m] == theirs[m]) << "round " << round << " module " << m;
+  }
+  set_jobs(0);
 }
 
 // merge.h: appending units then deduplicating equals deduplicating the
