@@ -11,8 +11,6 @@
 namespace btfc::btf {
 
 namespace {
-uint64_t hash_str(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
-
 [[noreturn]] void bad_argument(const std::string& what) { throw Error("BTF builder: " + what); }
 }  // namespace
 
@@ -32,7 +30,7 @@ StringTable::StringTable(bool leading_empty) {
     // "" is deliberately indexed too, so add("") on a table read from a
     // file returns 0 like libbpf.
     grow();
-    index(0, hash_str(""));
+    index(0, hash(""));
   }
 }
 
@@ -42,27 +40,30 @@ void StringTable::reserve(size_t bytes, size_t strings) {
 }
 
 void StringTable::grow() {
-  std::vector<uint32_t> old = std::move(slots_);
-  slots_.assign(old.empty() ? 1024 : old.size() * 2, 0);
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
   count_ = 0;
-  for (uint32_t s : old)
-    if (s) index(s - 1, hash_str(at(s - 1)));
+  for (const Slot& s : old)
+    if (s.off1) index(s.off1 - 1, hash(at(s.off1 - 1)));
 }
+
+uint64_t StringTable::hash(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
 
 // Inserts `off` unless an equal string is already indexed (first one wins,
 // which is what libbpf's strset does for a table read from a file).
-void StringTable::index(uint32_t off, uint64_t hash) {
+void StringTable::index(uint32_t off, uint64_t h) {
   if ((count_ + 1) * 2 > slots_.size()) grow();
   size_t mask = slots_.size() - 1;
   std::string_view s = at(off);
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    uint32_t slot = slots_[i];
-    if (!slot) {
-      slots_[i] = off + 1;
+  uint32_t tag = tag_of(h);
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (!slot.off1) {
+      slots_[i] = {off + 1, tag};
       ++count_;
       return;
     }
-    if (equals(slot - 1, s)) return;
+    if (slot.tag == tag && equals(slot.off1 - 1, s)) return;
   }
 }
 
@@ -72,42 +73,43 @@ void StringTable::assign(std::span<const uint8_t> bytes) {
   count_ = 0;
   size_t n = 0;
   for (uint8_t c : bytes) n += c == 0;
-  slots_.assign(1024, 0);
+  slots_.assign(1024, Slot{});
   while (slots_.size() < n * 2 + 2) slots_.resize(slots_.size() * 2);
   // The reader has checked the bytes end with NUL.
   for (size_t off = 0; off < data_.size();) {
     std::string_view s = at(static_cast<uint32_t>(off));
-    index(static_cast<uint32_t>(off), hash_str(s));
+    index(static_cast<uint32_t>(off), hash(s));
     off += s.size() + 1;
   }
 }
 
-std::optional<uint32_t> StringTable::find(std::string_view s) const {
+std::optional<uint32_t> StringTable::find(std::string_view s, uint64_t h) const {
   if (slots_.empty()) return std::nullopt;
   size_t mask = slots_.size() - 1;
-  for (size_t i = hash_str(s) & mask;; i = (i + 1) & mask) {
-    uint32_t slot = slots_[i];
-    if (!slot) return std::nullopt;
-    if (equals(slot - 1, s)) return slot - 1;
+  uint32_t tag = tag_of(h);
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (!slot.off1) return std::nullopt;
+    if (slot.tag == tag && equals(slot.off1 - 1, s)) return slot.off1 - 1;
   }
 }
 
-uint32_t StringTable::add(std::string_view s) {
+uint32_t StringTable::add(std::string_view s, uint64_t h) {
   if (slots_.empty()) grow();
   if ((count_ + 1) * 2 > slots_.size()) grow();
-  uint64_t h = hash_str(s);
   size_t mask = slots_.size() - 1;
+  uint32_t tag = tag_of(h);
   for (size_t i = h & mask;; i = (i + 1) & mask) {
-    uint32_t slot = slots_[i];
-    if (!slot) {
+    const Slot& slot = slots_[i];
+    if (!slot.off1) {
       uint32_t off = static_cast<uint32_t>(data_.size());
       data_.insert(data_.end(), s.begin(), s.end());
       data_.push_back('\0');
-      slots_[i] = off + 1;
+      slots_[i] = {off + 1, tag};
       ++count_;
       return off;
     }
-    if (equals(slot - 1, s)) return slot - 1;
+    if (slot.tag == tag && equals(slot.off1 - 1, s)) return slot.off1 - 1;
   }
 }
 
@@ -147,9 +149,10 @@ uint32_t Btf::add_string(std::string_view s) {
   if (std::optional<uint32_t> off = shared_offset(s.data());
       off && *off - SHARED_STR_BASE + s.size() < shared_.size() && s.data()[s.size()] == '\0')
     return *off;
+  uint64_t h = StringTable::hash(s);
   if (base_)
-    if (auto off = base_->find_string(s)) return *off;
-  return start_str_off_ + strings_.add(s);
+    if (auto off = base_->find_string(s, h)) return *off;
+  return start_str_off_ + strings_.add(s, h);
 }
 
 uint32_t Btf::add_string_pooled(const char* s) {
@@ -158,10 +161,14 @@ uint32_t Btf::add_string_pooled(const char* s) {
 }
 
 std::optional<uint32_t> Btf::find_string(std::string_view s) const {
+  return find_string(s, StringTable::hash(s));
+}
+
+std::optional<uint32_t> Btf::find_string(std::string_view s, uint64_t hash) const {
   if (s.empty()) return 0;
   if (base_)
-    if (auto off = base_->find_string(s)) return off;
-  if (auto off = strings_.find(s)) return start_str_off_ + *off;
+    if (auto off = base_->find_string(s, hash)) return off;
+  if (auto off = strings_.find(s, hash)) return start_str_off_ + *off;
   return std::nullopt;
 }
 

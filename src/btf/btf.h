@@ -274,7 +274,10 @@ inline void visit_str_off_words(Word* rec, Fn&& fn) {
 
 // NUL-terminated strings back to back, each distinct string stored once: an
 // open-addressing hash index of u32 offsets into the bytes (no per-string
-// heap object). Offsets here are relative to this table; Btf adds the base's
+// heap object), each with 32 bits of the string's hash, so a probe that
+// meets another string is mostly told apart without reading its bytes (a
+// cache miss into the data: looking a module's names up in vmlinux's table
+// is a miss for most of them). Offsets here are relative to this table; Btf adds the base's
 // string size for split BTF.
 class StringTable {
  public:
@@ -287,8 +290,13 @@ class StringTable {
   void assign(std::span<const uint8_t> bytes);
 
   // Offset of `s`, appending it if it is new. `s` must not contain NUL.
-  uint32_t add(std::string_view s);
-  std::optional<uint32_t> find(std::string_view s) const;
+  uint32_t add(std::string_view s) { return add(s, hash(s)); }
+  std::optional<uint32_t> find(std::string_view s) const { return find(s, hash(s)); }
+  // The same with hash(s) already known (a caller that looks one string up
+  // in several tables hashes it once).
+  uint32_t add(std::string_view s, uint64_t hash);
+  std::optional<uint32_t> find(std::string_view s, uint64_t hash) const;
+  static uint64_t hash(std::string_view s);
 
   // The NUL-terminated string at `off`; the caller checked off < size() and
   // that the bytes end with NUL (the reader validates both).
@@ -311,11 +319,16 @@ class StringTable {
   void shrink_to_fit() { data_.shrink_to_fit(); }
 
  private:
+  struct Slot {
+    uint32_t off1 = 0;  // offset + 1, 0 = empty
+    uint32_t tag = 0;   // the hash's high half
+  };
+  static uint32_t tag_of(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
   void index(uint32_t off, uint64_t hash);
   void grow();
 
   std::vector<char> data_;
-  std::vector<uint32_t> slots_;  // offset + 1, 0 = empty
+  std::vector<Slot> slots_;
   uint32_t count_ = 0;
 };
 
@@ -340,6 +353,8 @@ class Btf {
   // table's, appending it if new. "" is offset 0.
   uint32_t add_string(std::string_view s);
   std::optional<uint32_t> find_string(std::string_view s) const;
+  // With StringTable::hash(s) already known.
+  std::optional<uint32_t> find_string(std::string_view s, uint64_t hash) const;
   // The string at `off`; throws btfc::Error if off is past the end.
   std::string_view str(uint32_t off) const;
 

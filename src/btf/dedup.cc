@@ -559,8 +559,9 @@ class Deduper {
         }
         if (*m == UNPROCESSED) {
           std::string_view s = btf_.str(off);
-          std::optional<uint32_t> in_base = base ? base->find_string(s) : std::nullopt;
-          *m = in_base ? *in_base : start_off + strings.add(s);
+          uint64_t h = StringTable::hash(s);
+          std::optional<uint32_t> in_base = base ? base->find_string(s, h) : std::nullopt;
+          *m = in_base ? *in_base : start_off + strings.add(s, h);
         }
         off = *m;
       });
