@@ -327,6 +327,51 @@ class UniqueNames {
   std::vector<std::pair<uint32_t, uint32_t>> slots_;  // name_off, id
 };
 
+// Names already found in a base's string table: name -> base offset, an
+// open-addressing table of base offsets compared through the base's bytes.
+class BaseHits {
+ public:
+  explicit BaseHits(const Btf* base) : base_(base), slots_(base ? 1024 : 0) {}
+  std::optional<uint32_t> find(std::string_view s, uint64_t h) const {
+    if (slots_.empty()) return std::nullopt;
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (!slot.off1) return std::nullopt;
+      if (slot.tag == tag_of(h) && base_->str(slot.off1 - 1) == s) return slot.off1 - 1;
+    }
+  }
+  // A name with hash h, not in the table yet, is at base_off in the base.
+  void add(uint64_t h, uint32_t base_off) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    insert({base_off + 1, tag_of(h)}, h);
+    ++count_;
+  }
+
+ private:
+  struct Slot {
+    uint32_t off1 = 0, tag = 0;
+    uint32_t low = 0;  // the hash's low half, to re-insert when growing
+  };
+  static uint32_t tag_of(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
+  void insert(Slot slot, uint64_t h) {
+    slot.low = static_cast<uint32_t>(h);
+    size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    while (slots_[i].off1) i = (i + 1) & mask;
+    slots_[i] = slot;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    for (const Slot& s : old)
+      if (s.off1) insert(s, uint64_t{s.tag} << 32 | s.low);
+  }
+  const Btf* base_;
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+};
+
 // The per-id arrays of a dedup on a prepared base, kept by the DedupBase
 // and reused. Batch mode deduplicates thousands of modules on one base:
 // filling the base's part of these arrays (100k ids) and copying its
@@ -543,6 +588,12 @@ class Deduper {
         rank[w + 1] = rank[w] + static_cast<uint32_t>(__builtin_popcountll(named[w]));
     }
     std::vector<uint32_t> shared_remap(rank.back(), UNPROCESSED);
+    // Split BTF: gcc writes a name a unit uses once into the unit's DIEs
+    // (DW_FORM_string), so the units bring millions of copies of a few
+    // hundred thousand names (amdgpu.ko: 5.4M). Each distinct name is
+    // looked up in the base once; its copies find it in the small tables
+    // of names met so far, which stay in cache where the base's does not.
+    BaseHits base_hits(base);
     for (uint32_t id = start_; id < end_; ++id) {
       visit_str_off_words(own(id), [&](uint32_t& off) {
         if (off == 0 || off < start_off) return;
@@ -560,8 +611,18 @@ class Deduper {
         if (*m == UNPROCESSED) {
           std::string_view s = btf_.str(off);
           uint64_t h = StringTable::hash(s);
-          std::optional<uint32_t> in_base = base ? base->find_string(s, h) : std::nullopt;
-          *m = in_base ? *in_base : start_off + strings.add(s, h);
+          if (!base) {
+            *m = start_off + strings.add(s, h);
+          } else if (std::optional<uint32_t> seen = strings.find(s, h)) {
+            *m = start_off + *seen;  // a new string met before (not in the base, then)
+          } else if (std::optional<uint32_t> seen_in_base = base_hits.find(s, h)) {
+            *m = *seen_in_base;
+          } else if (std::optional<uint32_t> in_base = base->find_string(s, h)) {
+            *m = *in_base;
+            base_hits.add(h, *in_base);
+          } else {
+            *m = start_off + strings.add(s, h);
+          }
         }
         off = *m;
       });
