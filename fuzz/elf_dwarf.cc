@@ -1,7 +1,7 @@
 // Fuzz target: bytes as an ELF file with DWARF. Reads the unit headers,
 // abbreviation tables and root DIEs, walks every DIE decoding every
 // attribute (decode_unit, as `btfc stats` does), then walks again the way an
-// encoder does: the one-pass Attrs of each DIE, every reference followed
+// encoder does: the one-pass Attrs and TypeAttrs of each DIE, every reference followed
 // with die_at, location expressions evaluated, subtrees skipped through
 // DW_AT_sibling. Bad input must end in btfc::Error, never a crash, hang or
 // unbounded allocation. The alternate (dwz) file is not loaded: its name
@@ -23,6 +23,8 @@ void walk(const dwarf::DwarfFile& dw, const dwarf::Unit& unit) {
   dwarf::Die die;
   size_t steps = 0;
   while (cursor.next(die)) {
+    dwarf::TypeAttrs t = dw.type_attrs(die);  // the converter's fast reader
+    if (const char* p = t.name_pooled()) (void)std::string_view(p).size();  // NUL-terminated in bounds
     dwarf::Attrs a = dw.attrs(die);
     for (std::optional<uint64_t> ref : {a.type, a.abstract_origin, a.specification, a.signature}) {
       if (!ref) continue;

@@ -2,6 +2,8 @@
 // attribute skipping relies on.
 #include "dwarf/abbrev.h"
 
+#include <algorithm>
+
 #include "dwarf/constants.h"
 
 namespace btfc::dwarf {
@@ -27,13 +29,24 @@ int form_fixed_size(uint32_t form, FormSizes s) {
   }
 }
 
+bool is_type_attr(uint32_t name) {
+  switch (name) {
+    case DW_AT_name: case DW_AT_type: case DW_AT_byte_size: case DW_AT_bit_size: case DW_AT_data_bit_offset:
+    case DW_AT_bit_offset: case DW_AT_data_member_location: case DW_AT_const_value: case DW_AT_upper_bound:
+    case DW_AT_count: case DW_AT_encoding: case DW_AT_declaration: case DW_AT_external:
+      return true;
+    default:
+      return false;
+  }
+}
+
 AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   AbbrevTable t;
   t.offset_ = r.offset();
   t.sizes_ = sizes;
   uint64_t max_code = 0;
   // Attribute specs go to one vector; Abbrev::attrs is set once it stops growing.
-  std::vector<uint32_t> first_spec;
+  std::vector<uint32_t> first_spec, first_key;
   while (!r.empty()) {
     uint64_t decl = r.offset();
     uint64_t code = r.uleb128();
@@ -51,8 +64,10 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
     a.has_children = children == 1;
     a.index = static_cast<uint32_t>(t.abbrevs_.size());
     first_spec.push_back(static_cast<uint32_t>(t.specs_.size()));
+    first_key.push_back(static_cast<uint32_t>(t.keys_.size()));
     bool all_fixed = true;
-    uint64_t fixed = 0;
+    bool keys_fixed = true;
+    uint64_t fixed = 0, keys_end = 0;
     for (;;) {
       uint64_t name_at = r.offset();
       uint64_t name = r.uleb128();
@@ -71,12 +86,26 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
         a.has_sibling = true;
         if (all_fixed) a.sibling_pos = static_cast<int32_t>(fixed);
       }
+      if (is_type_attr(s.name)) {
+        // DW_FORM_indirect names its form in the DIE: no fast path.
+        uint64_t index = t.specs_.size() - first_spec.back();
+        if (all_fixed && s.form != DW_FORM_indirect && fixed <= 0xffff && index <= 0xffff) {
+          t.keys_.push_back({static_cast<uint16_t>(index), static_cast<uint16_t>(fixed)});
+          keys_end = fixed + static_cast<uint64_t>(std::max(size, 0));
+        } else {
+          keys_fixed = false;
+        }
+      }
       if (size < 0) all_fixed = false;
       else fixed += static_cast<uint64_t>(size);
       t.specs_.push_back(s);
     }
     a.num_attrs = static_cast<uint32_t>(t.specs_.size() - first_spec.back());
     a.all_fixed = all_fixed;
+    a.keys_fixed = keys_fixed;
+    if (!keys_fixed) t.keys_.resize(first_key.back());
+    a.num_keys = static_cast<uint16_t>(t.keys_.size() - first_key.back());
+    a.keys_end = static_cast<uint32_t>(keys_end);
     a.fixed_size = all_fixed ? static_cast<uint32_t>(fixed) : 0;
     if (code > max_code) max_code = code;
     t.abbrevs_.push_back(a);
@@ -84,7 +113,11 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   // Exact sizes: vmlinux has a table per unit, all alive for the whole run.
   t.specs_.shrink_to_fit();
   t.abbrevs_.shrink_to_fit();
-  for (size_t i = 0; i < t.abbrevs_.size(); i++) t.abbrevs_[i].attrs = t.specs_.data() + first_spec[i];
+  t.keys_.shrink_to_fit();
+  for (size_t i = 0; i < t.abbrevs_.size(); i++) {
+    t.abbrevs_[i].attrs = t.specs_.data() + first_spec[i];
+    t.abbrevs_[i].keys = t.keys_.data() + first_key[i];
+  }
 
   // Dense when codes fit a vector a few times the table's size (always, in
   // practice); otherwise only the codes that do go to the vector.

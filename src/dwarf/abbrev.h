@@ -6,7 +6,9 @@
 // the byte size of each attribute whose form has a fixed size in units of
 // these address/offset sizes, the total when every attribute is fixed (a
 // DIE is then skipped in one step, as gimli does), and where DW_AT_sibling
-// sits. Codes are looked up in O(1) through a vector indexed by code when the
+// sits. So is where the type converter's attributes (is_type_attr) sit, when
+// their offsets are fixed: DwarfFile::type_attrs then loads them directly.
+// Codes are looked up in O(1) through a vector indexed by code when the
 // codes are dense (they are 1..n in every producer we know), with a hash map
 // as the fallback for sparse codes.
 #pragma once
@@ -39,6 +41,14 @@ struct AttrSpec {
   int64_t implicit_const = 0;   // the value of DW_FORM_implicit_const
 };
 
+// Where DwarfFile::type_attrs finds one of the attributes it reads: the
+// spec's index in Abbrev::specs() and the byte offset of its value from the
+// DIE's first attribute (every attribute before it has a fixed size).
+struct KeySpec {
+  uint16_t spec = 0;
+  uint16_t offset = 0;
+};
+
 struct Abbrev {
   uint64_t code = 0;
   uint32_t tag = 0;
@@ -51,9 +61,22 @@ struct Abbrev {
   uint64_t offset = 0;          // of the declaration in .debug_abbrev, for messages
   const AttrSpec* attrs = nullptr;
   uint32_t num_attrs = 0;
+  // type_attrs' fast path, valid when keys_fixed: the attributes it reads
+  // (is_type_attr), each at a fixed offset, and how many bytes from the
+  // first attribute hold them and every attribute before them (one bounds
+  // check covers all their reads).
+  bool keys_fixed = false;
+  uint16_t num_keys = 0;
+  uint32_t keys_end = 0;
+  const KeySpec* keys = nullptr;  // num_keys of them
 
   std::span<const AttrSpec> specs() const { return {attrs, num_attrs}; }
+  std::span<const KeySpec> key_specs() const { return {keys, num_keys}; }
 };
+
+// The attributes DwarfFile::type_attrs reads (DW_AT_name, DW_AT_type, the
+// sizes and offsets of members, bounds of subranges, ...).
+bool is_type_attr(uint32_t name);
 
 class AbbrevTable {
  public:
@@ -89,6 +112,7 @@ class AbbrevTable {
   FormSizes sizes_;
   std::vector<Abbrev> abbrevs_;
   std::vector<AttrSpec> specs_;
+  std::vector<KeySpec> keys_;
   std::vector<uint32_t> dense_;                     // code -> index + 1 (0: no such code)
   std::unordered_map<uint64_t, uint32_t> sparse_;   // code -> index, for codes past dense_
 };

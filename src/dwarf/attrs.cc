@@ -83,6 +83,81 @@ Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
   return out;
 }
 
+void TypeAttrs::set(const DwarfFile& file, uint32_t at, const Value& v) {
+  auto constant = [&](uint32_t bit, uint64_t& field) {
+    if (v.is_constant()) put(bit, field, v.u);
+  };
+  auto signed_constant = [&](uint32_t bit, int64_t& field) {
+    if (v.is_constant()) {
+      present_ |= bit;
+      field = v.s();
+    } else if (v.kind == Value::kRef) {
+      has_upper_bound_ref = true;
+    }
+  };
+  switch (at) {
+    case DW_AT_name:
+      if (v.kind == Value::kString) name = v;
+      break;
+    case DW_AT_type:
+      if (v.kind == Value::kRef) put(kType, type_, v.u);
+      break;
+    case DW_AT_byte_size: constant(kByteSize, byte_size_); break;
+    case DW_AT_bit_size: constant(kBitSize, bit_size_); break;
+    case DW_AT_data_bit_offset: constant(kDataBitOffset, data_bit_offset_); break;
+    case DW_AT_bit_offset: constant(kBitOffset, bit_offset_); break;
+    case DW_AT_data_member_location:
+      if (v.is_constant()) {
+        put(kMemberLocation, member_location_, v.u);
+      } else if (v.kind == Value::kBlock) {
+        if (std::optional<uint64_t> c = file.expr_constant(v.block())) {
+          put(kMemberLocation, member_location_, *c);
+        } else {
+          present_ &= ~kMemberLocation;
+          member_location_expr = v.block();
+        }
+      }
+      break;
+    case DW_AT_upper_bound: signed_constant(kUpperBound, upper_bound_); break;
+    case DW_AT_count: signed_constant(kCount, count_); break;
+    case DW_AT_encoding: constant(kEncoding, encoding_); break;
+    case DW_AT_const_value: const_value = v; break;
+    case DW_AT_declaration: declaration = v.kind == Value::kFlag && v.u; break;
+    case DW_AT_external: external = v.kind == Value::kFlag && v.u; break;
+    default: break;
+  }
+}
+
+TypeAttrs DwarfFile::type_attrs(const Die& die) const {
+  TypeAttrs out;
+  const Abbrev* a = die.abbrev;
+  if (!a) return out;
+  const Unit& u = *die.unit;
+  // The fast path when the DIE holds every byte up to its last wanted
+  // attribute: a truncated DIE goes the slow way, whose error then names
+  // the same offset as attrs() would.
+  if (a->keys_fixed && die.attr_pos + a->keys_end <= u.reader.size()) {
+    Reader r = u.reader;
+    for (KeySpec k : a->key_specs()) {
+      const AttrSpec& s = a->attrs[k.spec];
+      size_t pos = die.attr_pos + k.offset;
+      r.seek(pos);
+      Value v;
+      if (!read_common_value(r, u, s, v)) {
+        r.seek(pos);
+        v = Value{};
+        read_value(r, u, s.form, s.implicit_const, v);
+      }
+      out.set(*this, s.name, v);
+    }
+    return out;
+  }
+  Attr at;
+  for (AttrIter it(*this, die); it.next(at);)
+    if (is_type_attr(at.name)) out.set(*this, at.name, at.value);
+  return out;
+}
+
 Value DwarfFile::attr(const Die& die, uint32_t name) const {
   if (!die.abbrev) return {};
   Attr a;

@@ -325,6 +325,54 @@ TEST(Corrupt, TruncatedFile) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// What the type converter's reader (type_attrs) reports on every DIE.
+std::string type_attrs_error(const Input& in) {
+  try {
+    std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::parse(build_elf(sections(in)), "t.o");
+    DwarfFile dw(*elf);
+    for (const Unit& u : dw.units()) {
+      DieCursor c(dw, u);
+      Die d;
+      while (c.next(d)) dw.type_attrs(d);
+    }
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Corrupt, TypeAttrsReportsLikeAttrs) {
+  // type_attrs loads a member's wanted attributes from fixed offsets, but
+  // only when the DIE holds every byte up to them: otherwise it reads the
+  // way attrs() does, so the message names the first attribute that runs
+  // out (decl_line here, at +0xe), not the one it wanted.
+  Input in;
+  ByteWriter dies;
+  dies.u8(1).u8(2).u16(0);
+  in.info = unit5(dies);
+  in.abbrev = abbrevs({{DW_AT_decl_line, DW_FORM_data4}, {DW_AT_type, DW_FORM_ref4}});
+  EXPECT_EQ(type_attrs_error(in), ".debug_info+0xe: unexpected end of data");
+  expect_error("truncated_type.o", in, ".debug_info+0xe: unexpected end of data");
+
+  // Bad values of the attributes it reads give attrs()'s messages too: a
+  // reference outside the unit, a string offset past .debug_str.
+  Input ref;
+  ByteWriter ref_dies;
+  ref_dies.u8(1).u8(2).u8(0).u32(0x1000).u8(0);
+  ref.info = unit5(ref_dies);
+  ref.abbrev = abbrevs({{DW_AT_decl_line, DW_FORM_data1}, {DW_AT_type, DW_FORM_ref4}});
+  EXPECT_EQ(type_attrs_error(ref), ".debug_info+0xf: reference 0x1000 is outside its unit (length 0x14)");
+  expect_error("ref_type.o", ref, ".debug_info+0xf: reference 0x1000 is outside its unit (length 0x14)");
+
+  Input str;
+  ByteWriter str_dies;
+  str_dies.u8(1).u8(2).u32(0x1000).u8(0);
+  str.info = unit5(str_dies);
+  str.abbrev = abbrevs({{DW_AT_name, DW_FORM_strp}});
+  str.str.str("abc");
+  EXPECT_EQ(type_attrs_error(str), ".debug_info+0xe: string offset 0x1000 is past the end of .debug_str (size 0x4)");
+}
+
 TEST(Corrupt, GoodInputWalks) {
   // The builders themselves make valid DWARF: root + member with a correct sibling.
   Input in;

@@ -146,6 +146,115 @@ TEST(DwarfFile, MemberLayoutMatchesTheCompiler) {
   }
 }
 
+// type_attrs, the converter's fast reader, on the layout fixture and on
+// names short enough that gcc writes them inline (DW_FORM_string: the
+// abbreviation is then not all fixed-size, and the slow path runs), against
+// the compiler's own offsetof/sizeof; then on every DIE of the fixture
+// against attrs(), field by field.
+constexpr char kShortNames[] = R"(
+struct ab { int a; char b[3]; long c : 7, d : 9; short long_enough; } ab_var;
+enum e { NEG = -3, BIG = 0x12345, Z = 0 } e_var;
+typedef struct ab t;
+t t_var;
+int f(struct ab *p, int q) { return p->a + q; }
+int main(void) {
+  printf("%zu %zu %zu %zu %zu\n", sizeof(struct ab), offsetof(struct ab, a), offsetof(struct ab, b), sizeof(ab_var.b),
+         offsetof(struct ab, long_enough));
+  return f(&ab_var, 0);
+}
+)";
+
+void expect_same(const TypeAttrs& t, const Attrs& a, const std::string& where) {
+  EXPECT_EQ(t.name_str(), a.name) << where;
+  EXPECT_EQ(t.type(), a.type) << where;
+  EXPECT_EQ(t.byte_size(), a.byte_size) << where;
+  EXPECT_EQ(t.bit_size(), a.bit_size) << where;
+  EXPECT_EQ(t.data_bit_offset(), a.data_bit_offset) << where;
+  EXPECT_EQ(t.bit_offset(), a.bit_offset) << where;
+  EXPECT_EQ(t.member_location(), a.member_location) << where;
+  EXPECT_EQ(t.upper_bound(), a.upper_bound) << where;
+  EXPECT_EQ(t.count(), a.count) << where;
+  EXPECT_EQ(t.encoding(), a.encoding) << where;
+  EXPECT_EQ(t.const_value.kind, a.const_value.kind) << where;
+  EXPECT_EQ(t.const_value.u, a.const_value.u) << where;
+  EXPECT_EQ(t.declaration, a.declaration) << where;
+  EXPECT_EQ(t.external, a.external) << where;
+}
+
+TEST(DwarfFile, TypeAttrsMatchTheCompiler) {
+  for (const char* cmd : {"gcc -g -gdwarf-5", "gcc -g -gdwarf-4", "gcc -g -gdwarf-2", "clang -g -gdwarf-5",
+                          "clang -g -gdwarf-4", "gcc -m32 -g -gdwarf-5", "gcc -g -gdwarf-5 -gdwarf64"}) {
+    std::string exe = compile_c("tattrs", std::string("#include <stdio.h>\n#include <stddef.h>\n") + kShortNames,
+                                cmd);
+    RunResult printed = run(exe);
+    ASSERT_EQ(printed.status, 0);
+    uint64_t size, a_off, b_off, b_size, long_off;
+    ASSERT_EQ(std::sscanf(printed.out.c_str(), "%lu %lu %lu %lu %lu", &size, &a_off, &b_off, &b_size, &long_off), 5);
+
+    Walked w = open(exe);
+    const DwarfFile& dw = *w.dw;
+    std::optional<Die> ab = find(dw, DW_TAG_structure_type, "ab");
+    ASSERT_TRUE(ab) << cmd;
+    EXPECT_EQ(dw.type_attrs(*ab).byte_size(), size) << cmd;
+    std::map<std::string, TypeAttrs> members;
+    DieCursor c(dw, *ab);
+    Die d;
+    size_t fast = 0;
+    while (c.next(d))
+      if (c.depth() == 1) {
+        members[std::string(dw.type_attrs(d).name_str())] = dw.type_attrs(d);
+        fast += d.abbrev->keys_fixed;
+      }
+    ASSERT_EQ(members.size(), 5u) << cmd;
+    // gcc writes the one-letter names inline: both paths ran.
+    if (std::string_view(cmd).starts_with("gcc")) {
+      EXPECT_EQ(fast, 1u) << cmd;
+    }
+    EXPECT_EQ(members["a"].member_location(), a_off) << cmd;
+    EXPECT_EQ(members["long_enough"].member_location(), long_off) << cmd;
+    EXPECT_EQ(members["b"].member_location(), b_off) << cmd;
+    EXPECT_EQ(members["c"].bit_size(), 7u) << cmd;
+    EXPECT_EQ(members["d"].bit_size(), 9u) << cmd;
+    // b's array: its subrange gives sizeof, as an upper bound (gcc) or a
+    // count (clang).
+    ASSERT_TRUE(members["b"].type()) << cmd;
+    Die array = dw.die_at(*members["b"].type());
+    ASSERT_EQ(array.tag, DW_TAG_array_type) << cmd;
+    DieCursor ac(dw, array);
+    std::optional<int64_t> elems;
+    while (ac.next(d))
+      if (d.tag == DW_TAG_subrange_type) {
+        TypeAttrs t = dw.type_attrs(d);
+        elems = t.upper_bound() ? std::optional<int64_t>(*t.upper_bound() + 1) : t.count();
+      }
+    EXPECT_EQ(elems, static_cast<int64_t>(b_size)) << cmd;
+    // Enumerators: the name is only pointed at; the value as written.
+    std::optional<Die> e = find(dw, DW_TAG_enumeration_type, "e");
+    ASSERT_TRUE(e) << cmd;
+    std::map<std::string, int64_t> values;
+    DieCursor ec(dw, *e);
+    while (ec.next(d))
+      if (d.tag == DW_TAG_enumerator) {
+        TypeAttrs t = dw.type_attrs(d);
+        if (t.name_pooled()) {
+          EXPECT_EQ(std::string_view(t.name_pooled()), t.name_str()) << cmd;
+        }
+        values[std::string(t.name_str())] = t.const_value.s();
+      }
+    EXPECT_EQ(values, (std::map<std::string, int64_t>{{"NEG", -3}, {"BIG", 0x12345}, {"Z", 0}})) << cmd;
+
+    size_t dies = 0;
+    for (const Unit& u : dw.units()) {
+      DieCursor all(dw, u);
+      while (all.next(d)) {
+        expect_same(dw.type_attrs(d), dw.attrs(d), std::string(cmd) + " DIE " + hex(d.offset));
+        dies++;
+      }
+    }
+    EXPECT_GT(dies, 20u) << cmd;
+  }
+}
+
 TEST(DwarfFile, AddressesMatchNm) {
   // clang's DWARF 5 gives low_pc as DW_FORM_addrx (through .debug_addr).
   // -fno-inline keeps one out-of-line run_task with its own name and pc range.
