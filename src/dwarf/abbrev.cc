@@ -83,6 +83,7 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
       if (form == DW_FORM_implicit_const) s.implicit_const = r.sleb128();
       s.size = size;
       if (name == DW_AT_sibling) {
+        if (!a.has_sibling) a.sibling_form = s.form;
         a.has_sibling = true;
         if (all_fixed) a.sibling_pos = static_cast<int32_t>(fixed);
       }
@@ -123,13 +124,15 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   // practice); otherwise only the codes that do go to the vector.
   size_t n = t.abbrevs_.size();
   size_t dense_limit = std::min<uint64_t>(max_code, 4 * n + 64) + 1;
-  t.dense_.assign(dense_limit, 0);
+  // Pointers rather than indexes: the cursor looks up every DIE's code, and
+  // this saves it a dependent load. They stay valid when the table moves.
+  t.dense_.assign(dense_limit, nullptr);
   for (size_t i = 0; i < n; i++) {
     const Abbrev& a = t.abbrevs_[i];
     bool dup;
     if (a.code < dense_limit) {
-      dup = t.dense_[a.code] != 0;
-      t.dense_[a.code] = static_cast<uint32_t>(i + 1);
+      dup = t.dense_[a.code] != nullptr;
+      t.dense_[a.code] = &a;
     } else {
       dup = !t.sparse_.emplace(a.code, static_cast<uint32_t>(i)).second;
     }

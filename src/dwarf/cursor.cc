@@ -51,7 +51,16 @@ void DieCursor::close_level(uint64_t null_at) {
 }
 
 bool DieCursor::next(Die& die) {
-  if (pending_) skip_pending();
+  if (pending_) {
+    // Most DIEs: fixed-size attributes and no children, skipped here.
+    if (pending_->all_fixed && !pending_->has_children && !pending_end_ && level_ > 0) {
+      r_.seek(pending_pos_);
+      r_.skip(pending_->fixed_size);
+      pending_ = nullptr;
+    } else {
+      skip_pending();
+    }
+  }
   for (;;) {
     if (done_) return false;
     if (r_.empty()) {  // a unit may end without the null entries that close its last DIEs

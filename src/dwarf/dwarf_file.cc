@@ -340,34 +340,25 @@ const Unit* DwarfFile::type_unit(uint64_t signature) const {
   return it != signatures_.end() && it->first == signature ? it->second : nullptr;
 }
 
-uint64_t DwarfFile::read_sibling(Reader r, const Unit& u, const Abbrev& a) {
+uint64_t DwarfFile::read_sibling_slow(Reader r, const Unit& u, const Abbrev& a) {
   FormSizes sizes = u.abbrevs->sizes();
-  const AttrSpec* spec = nullptr;
   if (a.sibling_pos >= 0) {
     r.skip(static_cast<uint64_t>(a.sibling_pos));
-    for (const AttrSpec& s : a.specs())
-      if (s.name == DW_AT_sibling) {
-        spec = &s;
-        break;
-      }
   } else {
     for (const AttrSpec& s : a.specs()) {
-      if (s.name == DW_AT_sibling) {
-        spec = &s;
-        break;
-      }
+      if (s.name == DW_AT_sibling) break;
       skip_value(r, s, sizes);
     }
   }
   uint64_t at = r.offset();
-  switch (spec->form) {
+  switch (a.sibling_form) {
     case DW_FORM_ref1: return u.offset + r.u8();
     case DW_FORM_ref2: return u.offset + r.u16();
     case DW_FORM_ref4: return u.offset + r.u32();
     case DW_FORM_ref8: return u.offset + r.u64();
     case DW_FORM_ref_udata: return u.offset + r.uleb128();
     case DW_FORM_ref_addr: return r.uint(sizes.ref_addr_size);
-    default: r.fail_at(at, "DW_AT_sibling has form " + form_name(spec->form) + ", not a reference within the unit");
+    default: r.fail_at(at, "DW_AT_sibling has form " + form_name(a.sibling_form) + ", not a reference within the unit");
   }
 }
 
