@@ -282,12 +282,16 @@ TypeId Btf::add_array(TypeId elem_type, TypeId index_type, uint32_t nelems) {
   return id;
 }
 
-TypeId Btf::add_struct(std::string_view name, uint32_t size) {
-  return push(add_string(name), make_info(Kind::Struct, false, 0), size);
+TypeId Btf::add_struct(std::string_view name, uint32_t size) { return add_struct_name_off(add_string(name), size); }
+
+TypeId Btf::add_struct_name_off(uint32_t name_off, uint32_t size) {
+  return push(name_off, make_info(Kind::Struct, false, 0), size);
 }
 
-TypeId Btf::add_union(std::string_view name, uint32_t size) {
-  return push(add_string(name), make_info(Kind::Union, false, 0), size);
+TypeId Btf::add_union(std::string_view name, uint32_t size) { return add_union_name_off(add_string(name), size); }
+
+TypeId Btf::add_union_name_off(uint32_t name_off, uint32_t size) {
+  return push(name_off, make_info(Kind::Union, false, 0), size);
 }
 
 void Btf::add_member(std::string_view name, TypeId type, uint32_t bit_offset, uint32_t bitfield_size) {
@@ -308,14 +312,24 @@ void Btf::add_member_name_off(uint32_t name_off, TypeId type, uint32_t bit_offse
 }
 
 TypeId Btf::add_enum(std::string_view name, uint32_t size, bool is_signed) {
+  return add_enum_name_off(add_string(name), size, is_signed);
+}
+
+TypeId Btf::add_enum_name_off(uint32_t name_off, uint32_t size, bool is_signed) {
   if (size == 0 || (size & (size - 1)) || size > 8) bad_argument("ENUM size " + std::to_string(size));
-  return push(add_string(name), make_info(Kind::Enum, is_signed, 0), size);
+  return push(name_off, make_info(Kind::Enum, is_signed, 0), size);
 }
 
 void Btf::add_enum_value(std::string_view name, int64_t value) {
   last(Kind::Enum, Kind::Enum, "enum value");
   if (value < INT32_MIN || value > int64_t{UINT32_MAX}) bad_argument("enum value out of 32-bit range");
-  uint32_t name_off = name_or_throw(name, "enum value");
+  add_enum_value_name_off(name_or_throw(name, "enum value"), value);
+}
+
+void Btf::add_enum_value_name_off(uint32_t name_off, int64_t value) {
+  last(Kind::Enum, Kind::Enum, "enum value");
+  if (value < INT32_MIN || value > int64_t{UINT32_MAX}) bad_argument("enum value out of 32-bit range");
+  if (name_off == 0) bad_argument("enum value needs a name");
   uint32_t* rec = words_.data() + offsets_.back();
   rec[1] = make_info(Kind::Enum, value < 0 || info_kind_flag(rec[1]), info_vlen(rec[1]) + 1);
   words_.push_back(name_off);
@@ -323,13 +337,22 @@ void Btf::add_enum_value(std::string_view name, int64_t value) {
 }
 
 TypeId Btf::add_enum64(std::string_view name, uint32_t size, bool is_signed) {
+  return add_enum64_name_off(add_string(name), size, is_signed);
+}
+
+TypeId Btf::add_enum64_name_off(uint32_t name_off, uint32_t size, bool is_signed) {
   if (size == 0 || (size & (size - 1)) || size > 8) bad_argument("ENUM64 size " + std::to_string(size));
-  return push(add_string(name), make_info(Kind::Enum64, is_signed, 0), size);
+  return push(name_off, make_info(Kind::Enum64, is_signed, 0), size);
 }
 
 void Btf::add_enum64_value(std::string_view name, uint64_t value) {
   last(Kind::Enum64, Kind::Enum64, "enum64 value");
-  uint32_t name_off = name_or_throw(name, "enum64 value");
+  add_enum64_value_name_off(name_or_throw(name, "enum64 value"), value);
+}
+
+void Btf::add_enum64_value_name_off(uint32_t name_off, uint64_t value) {
+  last(Kind::Enum64, Kind::Enum64, "enum64 value");
+  if (name_off == 0) bad_argument("enum64 value needs a name");
   uint32_t* rec = words_.data() + offsets_.back();
   rec[1] = make_info(Kind::Enum64, info_kind_flag(rec[1]), info_vlen(rec[1]) + 1);
   words_.push_back(name_off);
@@ -338,11 +361,21 @@ void Btf::add_enum64_value(std::string_view name, uint64_t value) {
 }
 
 TypeId Btf::add_fwd(std::string_view name, bool is_union) {
-  return push(name_or_throw(name, "FWD"), make_info(Kind::Fwd, is_union, 0), 0);
+  return add_fwd_name_off(name_or_throw(name, "FWD"), is_union);
+}
+
+TypeId Btf::add_fwd_name_off(uint32_t name_off, bool is_union) {
+  if (name_off == 0) bad_argument("FWD needs a name");
+  return push(name_off, make_info(Kind::Fwd, is_union, 0), 0);
 }
 
 TypeId Btf::add_typedef(std::string_view name, TypeId type) {
-  return push(name_or_throw(name, "TYPEDEF"), make_info(Kind::Typedef, false, 0), type);
+  return add_typedef_name_off(name_or_throw(name, "TYPEDEF"), type);
+}
+
+TypeId Btf::add_typedef_name_off(uint32_t name_off, TypeId type) {
+  if (name_off == 0) bad_argument("TYPEDEF needs a name");
+  return push(name_off, make_info(Kind::Typedef, false, 0), type);
 }
 
 TypeId Btf::add_volatile(TypeId type) { return push(0, make_info(Kind::Volatile, false, 0), type); }
@@ -358,7 +391,11 @@ TypeId Btf::add_func_proto(TypeId ret_type) { return push(0, make_info(Kind::Fun
 
 void Btf::add_param(std::string_view name, TypeId type) {
   last(Kind::FuncProto, Kind::FuncProto, "param");
-  uint32_t name_off = add_string(name);
+  add_param_name_off(add_string(name), type);
+}
+
+void Btf::add_param_name_off(uint32_t name_off, TypeId type) {
+  last(Kind::FuncProto, Kind::FuncProto, "param");
   uint32_t* rec = words_.data() + offsets_.back();
   rec[1] = make_info(Kind::FuncProto, false, info_vlen(rec[1]) + 1);
   words_.push_back(name_off);

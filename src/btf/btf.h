@@ -437,6 +437,18 @@ class Btf {
   TypeId add_datasec(std::string_view name, uint32_t size);
   void add_datasec_var(TypeId var, uint32_t offset, uint32_t size);  // to the last DATASEC
   TypeId add_float(std::string_view name, uint32_t size);
+  // Some of the above with the name already added (add_string /
+  // add_string_pooled: an encoder stores names it never reads). A name C
+  // requires (typedef, enumerator, fwd) must not be offset 0.
+  TypeId add_struct_name_off(uint32_t name_off, uint32_t size);
+  TypeId add_union_name_off(uint32_t name_off, uint32_t size);
+  TypeId add_enum_name_off(uint32_t name_off, uint32_t size, bool is_signed = false);
+  void add_enum_value_name_off(uint32_t name_off, int64_t value);
+  TypeId add_enum64_name_off(uint32_t name_off, uint32_t size, bool is_signed);
+  void add_enum64_value_name_off(uint32_t name_off, uint64_t value);
+  TypeId add_typedef_name_off(uint32_t name_off, TypeId type);
+  TypeId add_fwd_name_off(uint32_t name_off, bool is_union);
+  void add_param_name_off(uint32_t name_off, TypeId type);
   TypeId add_decl_tag(std::string_view value, TypeId type, int32_t component_idx, bool attribute = false);
   TypeId add_type_tag(std::string_view value, TypeId type, bool attribute = false);
 

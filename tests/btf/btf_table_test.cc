@@ -84,6 +84,43 @@ TEST(BtfTable, BuildersMatchLibbpfByteForByte) {
   btf__free(lb);
 }
 
+// The builders that take a name already added (an encoder's stored names)
+// make the same bytes as libbpf given the names.
+TEST(BtfTable, NameOffBuildersMatchLibbpf) {
+  struct btf* lb = btf__new_empty();
+  ASSERT_NE(lb, nullptr);
+  Btf b;
+  ASSERT_EQ(b.add_int("int", 4, INT_SIGNED), btf__add_int(lb, "int", 4, BTF_INT_SIGNED));
+  EXPECT_EQ(b.add_struct_name_off(b.add_string("s"), 8), btf__add_struct(lb, "s", 8));
+  b.add_member_name_off(b.add_string("a"), 1, 0);
+  ASSERT_EQ(btf__add_field(lb, "a", 1, 0, 0), 0);
+  EXPECT_EQ(b.add_union_name_off(0, 4), btf__add_union(lb, nullptr, 4));
+  EXPECT_EQ(b.add_enum_name_off(b.add_string("e"), 4), btf__add_enum(lb, "e", 4));
+  b.add_enum_value_name_off(b.add_string("A"), -1);
+  ASSERT_EQ(btf__add_enum_value(lb, "A", -1), 0);
+  EXPECT_EQ(b.add_enum64_name_off(b.add_string("e64"), 8, false), btf__add_enum64(lb, "e64", 8, false));
+  b.add_enum64_value_name_off(b.add_string("BIG"), 0x123456789ull);
+  ASSERT_EQ(btf__add_enum64_value(lb, "BIG", 0x123456789ull), 0);
+  EXPECT_EQ(b.add_typedef_name_off(b.add_string("t"), 1), btf__add_typedef(lb, "t", 1));
+  EXPECT_EQ(b.add_fwd_name_off(b.add_string("f"), true), btf__add_fwd(lb, "f", BTF_FWD_UNION));
+  EXPECT_EQ(b.add_func_proto(1), btf__add_func_proto(lb, 1));
+  b.add_param_name_off(b.add_string("p"), 1);
+  ASSERT_EQ(btf__add_func_param(lb, "p", 1), 0);
+  b.add_param_name_off(0, 1);
+  ASSERT_EQ(btf__add_func_param(lb, nullptr, 1), 0);
+  EXPECT_EQ(write_raw(b), libbpf_bytes(lb));
+  btf__free(lb);
+
+  // Names C requires may not be offset 0 ("").
+  Btf r;
+  EXPECT_THROW(r.add_typedef_name_off(0, 0), Error);
+  EXPECT_THROW(r.add_fwd_name_off(0, false), Error);
+  r.add_enum_name_off(0, 4);
+  EXPECT_THROW(r.add_enum_value_name_off(0, 1), Error);
+  r.add_enum64_name_off(0, 8, false);
+  EXPECT_THROW(r.add_enum64_value_name_off(0, 1), Error);
+}
+
 // libbpf 1.1 has no btf__add_decl_attr/type_attr: check those words directly.
 TEST(BtfTable, AttributeTagsSetKindFlag) {
   Btf b;
