@@ -71,12 +71,13 @@ UnitTypes::~UnitTypes() {
 // A direct index when the unit is not huge (binary search otherwise).
 void UnitTypes::index_slots() {
   uint64_t size = ctx_.unit.global_end() - ctx_.unit.global_offset();
-  if (t_dense_busy || size > (uint64_t{64} << 20) || slots_.size() >= UINT32_MAX) return;
+  if (t_dense_busy || size > (uint64_t{64} << 20)) return;
   t_dense_busy = true;
   if (t_dense.size() < size) t_dense.resize(size);
   dense_ = &t_dense;
   dense_base_ = ctx_.unit.global_offset();
-  for (size_t i = 0; i < slots_.size(); i++) t_dense[slots_[i].offset - dense_base_] = static_cast<uint32_t>(i + 1);
+  // The ids themselves (they are final by now): a lookup is one load.
+  for (const Slot& s : slots_) t_dense[s.offset - dense_base_] = s.id + 1;
 }
 
 [[noreturn]] void UnitTypes::fail(const Die& die, const std::string& what) const {
@@ -89,9 +90,19 @@ std::string_view UnitTypes::kabi(std::string_view name) const {
   return name;
 }
 
-TypeId UnitTypes::reserve(uint64_t offset, uint32_t what) {
+// Most names are only stored, and most lie in .debug_str: those are added
+// unread (Btf::add_string_pooled), which saves a cache miss per name. Not
+// with kabi_prefix, which needs the text. A name BTF requires (`required`)
+// is looked at just enough to let the builder refuse an empty one.
+uint32_t UnitTypes::name_off(const TypeAttrs& a, bool required) {
+  const char* p = ctx_.options.kabi_prefix.empty() ? a.name_pooled() : nullptr;
+  if (p && !(required && *p == '\0')) return out_.add_string_pooled(p);
+  return out_.add_string(kabi(a.name_str()));
+}
+
+TypeId UnitTypes::reserve(const Die& die, uint32_t what) {
   if (pending_.size() >= btf::MAX_TYPE) throw Error("unit has more than " + std::to_string(btf::MAX_TYPE) + " types");
-  pending_.push_back({offset, what, 0, 0});
+  pending_.push_back({die, what, 0, 0});
   return static_cast<TypeId>(pending_.size());
 }
 
@@ -103,19 +114,20 @@ void UnitTypes::number_unit() {
   DieCursor cursor(dw, ctx_.unit);
   struct Open {
     unsigned depth;
-    uint32_t tag;
     int64_t slot;        // index into slots_ of a type to number when it closes, -1 otherwise
-    uint64_t offset;
+    Die die;             // kept for emit(), which then need not find it again
     TypeId last_tag;     // pointers: the last btf_type_tag child's id
   };
   std::vector<Open> stack;
+  auto number = [&](int64_t slot, const Die& d, TypeId last_tag) {
+    if (slot < 0) return;
+    TypeId id = reserve(d, kType);
+    pending_.back().link = last_tag;
+    slots_[static_cast<size_t>(slot)].id = id;
+  };
   auto close = [&]() {
     Open& o = stack.back();
-    if (o.slot >= 0) {
-      TypeId id = reserve(o.offset, kType);
-      pending_.back().link = o.last_tag;
-      slots_[static_cast<size_t>(o.slot)].id = id;
-    }
+    number(o.slot, o.die, o.last_tag);
     stack.pop_back();
   };
   Die die;
@@ -126,7 +138,7 @@ void UnitTypes::number_unit() {
     while (!stack.empty() && stack.back().depth >= depth) close();
     uint32_t tag = die.tag;
     if (depth == 0) {
-      stack.push_back({0, tag, -1, die.offset, 0});
+      stack.push_back({0, -1, die, 0});
       continue;
     }
     int64_t slot = -1;
@@ -135,27 +147,34 @@ void UnitTypes::number_unit() {
       // unspecified_type (2.11) stays 0: void, and no id of its own.
       if (tag != DW_TAG_unspecified_type) slot = static_cast<int64_t>(slots_.size() - 1);
       if (tag == DW_TAG_array_type) has_array_ = true;
-      if (tag == DW_TAG_base_type && !has_int_ && dw.attrs(die).name == "int") {
+      if (tag == DW_TAG_base_type && !has_int_ && dw.type_attrs(die).name_str() == "int") {
         has_int_ = true;  // the first `int` is the index type of the unit's arrays
         int_slot_ = slots_.size() - 1;
       }
-    } else if (is_annotation(tag) && type_tags && !stack.empty() && stack.back().tag == DW_TAG_pointer_type &&
+    } else if (is_annotation(tag) && type_tags && !stack.empty() && stack.back().die.tag == DW_TAG_pointer_type &&
                stack.back().depth + 1 == depth) {
       // A btf_type_tag of a pointer: its own table entry, before the
       // pointer; the chain runs pointer -> last tag -> ... -> first tag ->
       // pointee (2.12).
-      Attrs a = dw.attrs(die);
-      if (a.name == "btf_type_tag") {
+      TypeAttrs a = dw.type_attrs(die);
+      if (a.name_str() == "btf_type_tag") {
         Open& ptr = stack.back();
-        TypeId id = reserve(die.offset, kTypeTag);
+        TypeId id = reserve(die, kTypeTag);
         pending_.back().link = ptr.last_tag;  // 0 for the first: the pointee
-        pending_.back().parent = ptr.offset;
+        pending_.back().parent = ptr.die.offset;
         ptr.last_tag = id;
       }
     }
     bool descend = has_nested_types(tag) || tag == DW_TAG_pointer_type;
     if (!descend && die.has_children) cursor.skip_children();
-    stack.push_back({depth, tag, slot, die.offset, 0});
+    if (!descend || !die.has_children) {
+      // Nothing comes before it closes (the next DIE would close it): it
+      // is numbered now and never goes on the stack, which most DIEs
+      // (members, parameters, variables) thus skip.
+      number(slot, die, 0);
+      continue;
+    }
+    stack.push_back({depth, slot, die, 0});
   }
   while (!stack.empty()) close();
   if (has_int_) int_id_ = slots_[int_slot_].id;
@@ -166,7 +185,7 @@ void UnitTypes::convert_all() {
   number_unit();
   // 2.5: a unit with arrays but no `int` gets one after its types, as
   // their index type.
-  if (has_array_ && !int_id_) int_id_ = reserve(0, kIndexInt);
+  if (has_array_ && !int_id_) int_id_ = reserve(Die{}, kIndexInt);
   drain();
   for (const DeclTag& t : decl_tags_) out_.add_decl_tag(t.value, t.target, t.component_idx);
   decl_tags_.clear();
@@ -174,7 +193,7 @@ void UnitTypes::convert_all() {
 
 TypeId UnitTypes::type_id(uint64_t offset) {
   if (dense_ && offset - dense_base_ < dense_->size()) {
-    if (uint32_t i = (*dense_)[offset - dense_base_]) return slots_[i - 1].id;
+    if (uint32_t id = (*dense_)[offset - dense_base_]) return id - 1;
   } else if (auto it = std::lower_bound(slots_.begin(), slots_.end(), offset,
                              [](const Slot& s, uint64_t off) { return s.offset < off; });
              it != slots_.end() && it->offset == offset) {
@@ -189,7 +208,7 @@ TypeId UnitTypes::type_id(uint64_t offset) {
     return 0;
   }
   if (!is_type_tag(die.tag)) fail(die, "DW_AT_type refers to a " + tag_name(die.tag) + ", not a type");
-  TypeId id = reserve(offset, kType);
+  TypeId id = reserve(die, kType);
   foreign_[offset] = id;
   drain();
   return id;
@@ -216,13 +235,13 @@ void UnitTypes::emit(const Pending& p) {
     out_.add_int("int", 4, btf::INT_SIGNED);
     return;
   }
-  Die die = dw.die_at(p.offset);
-  Attrs a = dw.attrs(die);
+  const Die& die = p.die;
+  TypeAttrs a = dw.type_attrs(die);
   TypeId self = static_cast<TypeId>(emitted_ + 1);
   if (p.what == kTypeTag) {
     TypeId target = p.link;
     // The first tag points at the pointee: the parent pointer's DW_AT_type.
-    if (!target) target = type_of(dw.attrs(dw.die_at(p.parent)));
+    if (!target) target = type_of(dw.type_attrs(dw.die_at(p.parent)));
     std::string_view value = a.const_value.kind == Value::kString ? a.const_value.str() : std::string_view();
     if (value.empty()) fail(die, "btf_type_tag annotation without a string value");
     out_.add_type_tag(value, target);
@@ -235,15 +254,15 @@ void UnitTypes::emit(const Pending& p) {
       return;
     case DW_TAG_typedef: {
       TypeId t = type_of(a);
-      out_.add_typedef(kabi(a.name), t);
+      out_.add_typedef_name_off(name_off(a, /*required=*/true), t);
       if (die.has_children && ctx_.options.decl_tag) {
         DieCursor c(dw, die);
         Die child;
         while (c.next(child)) {
           if (c.depth() == 0) continue;
           if (c.depth() == 1 && is_annotation(child.tag)) {
-            Attrs ca = dw.attrs(child);
-            if (ca.name == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+            TypeAttrs ca = dw.type_attrs(child);
+            if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
               decl_tags_.push_back({ca.const_value.str(), self, -1});
           }
           c.skip_children();
@@ -267,10 +286,10 @@ void UnitTypes::emit(const Pending& p) {
 }
 
 // 2.1
-void UnitTypes::emit_base(const Die& die, const Attrs& a) {
-  uint64_t bits = a.byte_size.value_or(0) * 8;
-  uint64_t enc = a.encoding.value_or(0);
-  std::string_view name = kabi(a.name);
+void UnitTypes::emit_base(const Die& die, const TypeAttrs& a) {
+  uint64_t bits = a.byte_size().value_or(0) * 8;
+  uint64_t enc = a.encoding().value_or(0);
+  std::string_view name = kabi(a.name_str());
   if (name.empty()) fail(die, "base type without a name");
   uint32_t btf_enc = 0;
   if (enc == DW_ATE_signed || enc == DW_ATE_signed_char) {
@@ -296,12 +315,12 @@ void UnitTypes::emit_base(const Die& die, const Attrs& a) {
 uint64_t UnitTypes::dwarf_type_byte_size(uint64_t offset, int depth) {
   if (depth > 64) return 0;
   Die d = ctx_.dwarf.die_at(offset);
-  Attrs a = ctx_.dwarf.attrs(d);
-  if (a.byte_size) return *a.byte_size;
+  TypeAttrs a = ctx_.dwarf.type_attrs(d);
+  if (a.byte_size()) return *a.byte_size();
   switch (d.tag) {
     case DW_TAG_typedef: case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type:
     case DW_TAG_atomic_type:
-      return a.type ? dwarf_type_byte_size(*a.type, depth + 1) : 0;
+      return a.type() ? dwarf_type_byte_size(*a.type(), depth + 1) : 0;
     case DW_TAG_enumeration_type: return 4;
     case DW_TAG_pointer_type: return d.unit->address_size;
     default: return 0;
@@ -309,11 +328,10 @@ uint64_t UnitTypes::dwarf_type_byte_size(uint64_t offset, int depth) {
 }
 
 // 2.3
-void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
+void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self) {
   bool is_union = die.tag == DW_TAG_union_type;
-  std::string_view name = kabi(a.name);
   if (a.declaration) {
-    out_.add_fwd(name, is_union);
+    out_.add_fwd_name_off(name_off(a, /*required=*/true), is_union);
     return;
   }
   const DwarfFile& dw = ctx_.dwarf;
@@ -330,8 +348,8 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
       if (depth == 2) {
         // Annotations of a member: decl tags with the member's index.
         if (in_member && decl_tags && is_annotation(child.tag)) {
-          Attrs ca = dw.attrs(child);
-          if (ca.name == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+          TypeAttrs ca = dw.type_attrs(child);
+          if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
             decl_tags_.push_back({ca.const_value.str(), self, member_idx});
         }
         c.skip_children();
@@ -341,25 +359,24 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
       if (child.tag == DW_TAG_member) {
         ++member_idx;
         in_member = true;  // its annotation children come next, at depth 2
-        // The name is only stored: unread when it is in .debug_str.
-        Attrs m = dw.attrs(child, /*lazy_name=*/ctx_.options.kabi_prefix.empty());
+        TypeAttrs m = dw.type_attrs(child);
         // C++ static data members are declarations, not storage.
         if (m.declaration || m.external) continue;
-        uint32_t bitfield_size = static_cast<uint32_t>(m.bit_size.value_or(0));
+        uint32_t bitfield_size = static_cast<uint32_t>(m.bit_size().value_or(0));
         int64_t bit_offset;
-        if (m.data_bit_offset) {
-          bit_offset = static_cast<int64_t>(*m.data_bit_offset);
+        if (m.data_bit_offset()) {
+          bit_offset = static_cast<int64_t>(*m.data_bit_offset());
         } else {
-          int64_t byte_off = static_cast<int64_t>(m.member_location.value_or(0));
-          if (bitfield_size == 0 || !m.bit_offset) {
+          int64_t byte_off = static_cast<int64_t>(m.member_location().value_or(0));
+          if (bitfield_size == 0 || !m.bit_offset()) {
             bit_offset = byte_off * 8;
           } else {
             // DWARF 2/3: DW_AT_bit_offset counts from the most significant
             // bit of the storage unit.
             int64_t byte_size = static_cast<int64_t>(
-                m.byte_size ? *m.byte_size : (m.type ? dwarf_type_byte_size(*m.type) : 0));
+                m.byte_size() ? *m.byte_size() : (m.type() ? dwarf_type_byte_size(*m.type()) : 0));
             int64_t storage_bits = byte_size * 8;
-            int64_t bo = static_cast<int64_t>(*m.bit_offset);
+            int64_t bo = static_cast<int64_t>(*m.bit_offset());
             if (!dw.big_endian()) bo = storage_bits - bo - bitfield_size;
             if (bo < 0) {
               bo += storage_bits;
@@ -369,30 +386,28 @@ void UnitTypes::emit_struct(const Die& die, const Attrs& a, TypeId self) {
           }
         }
         if (bit_offset < 0 || bit_offset > UINT32_MAX) fail(child, "member bit offset out of range");
-        uint32_t name_off = m.name_pooled ? out_.add_string_pooled(m.name_pooled) : out_.add_string(kabi(m.name));
-        members_.push_back({name_off, type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
+        members_.push_back({name_off(m), type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
         continue;
       } else if (child.tag == DW_TAG_inheritance) {
         ++member_idx;  // pahole counts it, and BTF has no base classes for C
       } else if (is_annotation(child.tag) && decl_tags) {
-        Attrs ca = dw.attrs(child);
-        if (ca.name == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+        TypeAttrs ca = dw.type_attrs(child);
+        if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
           decl_tags_.push_back({ca.const_value.str(), self, -1});
       }
       c.skip_children();
     }
   }
-  uint32_t size = static_cast<uint32_t>(a.byte_size.value_or(0));
-  if (is_union) out_.add_union(name, size);
-  else out_.add_struct(name, size);
+  uint32_t size = static_cast<uint32_t>(a.byte_size().value_or(0));
+  if (is_union) out_.add_union_name_off(name_off(a), size);
+  else out_.add_struct_name_off(name_off(a), size);
   for (const MemberInfo& m : members_) out_.add_member_name_off(m.name_off, m.type, m.bit_offset, m.bitfield_size);
 }
 
 // 2.4
-void UnitTypes::emit_enum(const Die& die, const Attrs& a) {
+void UnitTypes::emit_enum(const Die& die, const TypeAttrs& a) {
   const DwarfFile& dw = ctx_.dwarf;
-  uint32_t size = a.byte_size ? static_cast<uint32_t>(*a.byte_size) : 4;
-  std::string_view name = kabi(a.name);
+  uint32_t size = a.byte_size() ? static_cast<uint32_t>(*a.byte_size()) : 4;
   enumerators_.clear();
   if (die.has_children) {
     DieCursor c(dw, die);
@@ -400,34 +415,34 @@ void UnitTypes::emit_enum(const Die& die, const Attrs& a) {
     while (c.next(child)) {
       if (c.depth() == 0) continue;
       if (child.tag == DW_TAG_enumerator) {
-        Attrs e = dw.attrs(child);
+        TypeAttrs e = dw.type_attrs(child);
         uint64_t v = e.const_value.kind == Value::kUnsigned || e.const_value.kind == Value::kSigned ? e.const_value.u : 0;
-        enumerators_.push_back({kabi(e.name), v});
+        enumerators_.push_back({name_off(e, /*required=*/true), v});
       }
       c.skip_children();
     }
   }
   if (size <= 4 || !ctx_.options.enum64) {
-    out_.add_enum(name, size);
+    out_.add_enum_name_off(name_off(a), size);
     for (auto& [n, v] : enumerators_) {
       int64_t value = ctx_.options.enum64 ? static_cast<int64_t>(v) : static_cast<int64_t>(static_cast<uint32_t>(v));
       if (value < INT32_MIN || value > int64_t{UINT32_MAX})
-        fail(die, "enumerator '" + std::string(n) + "' value does not fit a 4-byte BTF enum");
-      out_.add_enum_value(n, value);
+        fail(die, "enumerator '" + std::string(out_.str(n)) + "' value does not fit a 4-byte BTF enum");
+      out_.add_enum_value_name_off(n, value);
     }
     return;
   }
   bool is_signed = false;
-  if (a.type) {
-    Attrs t = dw.attrs(dw.die_at(*a.type));
-    is_signed = t.encoding && (*t.encoding == DW_ATE_signed || *t.encoding == DW_ATE_signed_char);
+  if (a.type()) {
+    TypeAttrs t = dw.type_attrs(dw.die_at(*a.type()));
+    is_signed = t.encoding() && (*t.encoding() == DW_ATE_signed || *t.encoding() == DW_ATE_signed_char);
   }
-  out_.add_enum64(name, size, is_signed);
-  for (auto& [n, v] : enumerators_) out_.add_enum64_value(n, v);
+  out_.add_enum64_name_off(name_off(a), size, is_signed);
+  for (auto& [n, v] : enumerators_) out_.add_enum64_value_name_off(n, v);
 }
 
 // 2.5: multi-dimensional arrays flattened into one ARRAY.
-void UnitTypes::emit_array(const Die& die, const Attrs& a) {
+void UnitTypes::emit_array(const Die& die, const TypeAttrs& a) {
   const DwarfFile& dw = ctx_.dwarf;
   uint32_t nelems = 1;
   unsigned dims = 0;
@@ -439,10 +454,10 @@ void UnitTypes::emit_array(const Die& die, const Attrs& a) {
       c.skip_children();
       if (child.tag != DW_TAG_subrange_type || dims == 64) continue;
       ++dims;
-      Attrs s = dw.attrs(child);
+      TypeAttrs s = dw.type_attrs(child);
       uint64_t n = 0;
-      if (s.upper_bound) n = static_cast<uint64_t>(*s.upper_bound) + 1;
-      else if (!s.has_upper_bound_ref && s.count) n = static_cast<uint64_t>(*s.count);
+      if (s.upper_bound()) n = static_cast<uint64_t>(*s.upper_bound()) + 1;
+      else if (!s.has_upper_bound_ref && s.count()) n = static_cast<uint64_t>(*s.count());
       nelems *= static_cast<uint32_t>(n);
     }
   }
@@ -452,7 +467,7 @@ void UnitTypes::emit_array(const Die& die, const Attrs& a) {
 }
 
 // 2.6
-void UnitTypes::emit_func_proto(const Die& die, const Attrs& a) {
+void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a) {
   const DwarfFile& dw = ctx_.dwarf;
   params_.clear();
   if (die.has_children) {
@@ -462,16 +477,16 @@ void UnitTypes::emit_func_proto(const Die& die, const Attrs& a) {
       if (c.depth() == 0) continue;
       c.skip_children();
       if (child.tag == DW_TAG_formal_parameter) {
-        Attrs p = dw.attrs(child);
-        params_.push_back({kabi(p.name), type_of(p)});
+        TypeAttrs p = dw.type_attrs(child);
+        params_.push_back({name_off(p), type_of(p)});
       } else if (child.tag == DW_TAG_unspecified_parameters) {
-        params_.push_back({{}, 0});
+        params_.push_back({0, 0});
       }
     }
   }
   TypeId ret = type_of(a);
   out_.add_func_proto(ret);
-  for (auto& [n, t] : params_) out_.add_param(n, t);
+  for (auto& [n, t] : params_) out_.add_param_name_off(n, t);
 }
 
 uint64_t UnitTypes::type_size(TypeId id) const {

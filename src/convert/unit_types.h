@@ -72,7 +72,10 @@ class UnitTypes : public TypeLookup {
   // DW_TAG_unspecified_type). A DIE outside this unit is converted now.
   btf::TypeId type_id(uint64_t die_offset) override;
   // The DIE's DW_AT_type, or 0 (void) when it has none.
-  btf::TypeId type_of(const dwarf::Attrs& a) { return a.type ? type_id(*a.type) : 0; }
+  btf::TypeId type_of(const dwarf::TypeAttrs& a) {
+    std::optional<uint64_t> t = a.type();
+    return t ? type_id(*t) : 0;
+  }
 
   // Size in bytes of a local type as C sizeof sees it (typedefs and
   // qualifiers followed, arrays multiplied, pointers the address size),
@@ -92,7 +95,7 @@ class UnitTypes : public TypeLookup {
     btf::TypeId id;      // 0 until its subtree ends (post-order), or for unspecified_type
   };
   struct Pending {       // one id to emit, in id order
-    uint64_t offset;     // the DIE (for a type tag: the annotation DIE)
+    dwarf::Die die;      // the DIE (for a type tag: the annotation DIE), kept from numbering: not found again
     uint32_t what;       // kType, kTypeTag, kIndexInt
     btf::TypeId link;    // kTypeTag: the previous tag (0: the pointee); pointer: its last tag
     uint64_t parent;     // kTypeTag: the pointer DIE
@@ -101,24 +104,25 @@ class UnitTypes : public TypeLookup {
 
   void number_unit();
   void index_slots();
-  btf::TypeId reserve(uint64_t offset, uint32_t what);
+  btf::TypeId reserve(const dwarf::Die& die, uint32_t what);
   void drain();
   void emit(const Pending& p);
-  void emit_base(const dwarf::Die& die, const dwarf::Attrs& a);
-  void emit_struct(const dwarf::Die& die, const dwarf::Attrs& a, btf::TypeId self);
-  void emit_enum(const dwarf::Die& die, const dwarf::Attrs& a);
-  void emit_array(const dwarf::Die& die, const dwarf::Attrs& a);
-  void emit_func_proto(const dwarf::Die& die, const dwarf::Attrs& a);
-  void emit_pointer(const dwarf::Die& die, const dwarf::Attrs& a, btf::TypeId self);
+  void emit_base(const dwarf::Die& die, const dwarf::TypeAttrs& a);
+  void emit_struct(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self);
+  void emit_enum(const dwarf::Die& die, const dwarf::TypeAttrs& a);
+  void emit_array(const dwarf::Die& die, const dwarf::TypeAttrs& a);
+  void emit_func_proto(const dwarf::Die& die, const dwarf::TypeAttrs& a);
+  void emit_pointer(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self);
   btf::TypeId index_type();
   uint64_t dwarf_type_byte_size(uint64_t die_offset, int depth = 0);
   [[noreturn]] void fail(const dwarf::Die& die, const std::string& what) const;
   std::string_view kabi(std::string_view name) const;
+  uint32_t name_off(const dwarf::TypeAttrs& a, bool required = false);
 
   const UnitContext& ctx_;
   btf::Btf& out_;
   std::vector<Slot> slots_;                         // sorted by offset
-  std::vector<uint32_t>* dense_ = nullptr;          // offset - dense_base_ -> slot + 1 (index_slots)
+  std::vector<uint32_t>* dense_ = nullptr;          // offset - dense_base_ -> id + 1 (index_slots)
   uint64_t dense_base_ = 0;
   std::unordered_map<uint64_t, btf::TypeId> foreign_;  // DIEs of other units
   std::vector<Pending> pending_;                    // index = id - 1
@@ -138,8 +142,8 @@ class UnitTypes : public TypeLookup {
     uint32_t bit_offset, bitfield_size;
   };
   std::vector<MemberInfo> members_;
-  std::vector<std::pair<std::string_view, btf::TypeId>> params_;
-  std::vector<std::pair<std::string_view, uint64_t>> enumerators_;
+  std::vector<std::pair<uint32_t, btf::TypeId>> params_;       // name offset, type
+  std::vector<std::pair<uint32_t, uint64_t>> enumerators_;      // name offset, value
   std::vector<btf::TypeId> tag_chain_;
 };
 
