@@ -83,7 +83,8 @@ Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
   return out;
 }
 
-void TypeAttrs::set(const DwarfFile& file, uint32_t at, const Value& v) {
+// Inline: type_attrs, its only caller, runs it for every attribute it reads.
+[[gnu::always_inline]] inline void TypeAttrs::set(const DwarfFile& file, uint32_t at, const Value& v) {
   auto constant = [&](uint32_t bit, uint64_t& field) {
     if (v.is_constant()) put(bit, field, v.u);
   };
@@ -137,14 +138,45 @@ TypeAttrs DwarfFile::type_attrs(const Die& die) const {
   // attribute: a truncated DIE goes the slow way, whose error then names
   // the same offset as attrs() would.
   if (a->keys_fixed && die.attr_pos + a->keys_end <= u.reader.size()) {
-    Reader r = u.reader;
+    // That one check covers every fixed-size value up to keys_end, so the
+    // common forms are loaded directly; the others, variable-size ones and
+    // values that need checking (a reference outside the unit, a string
+    // offset past .debug_str) go through read_value and its errors.
+    const uint8_t* attrs = u.reader.bytes().data() + die.attr_pos;
+    bool be = u.reader.big_endian();
     for (KeySpec k : a->key_specs()) {
       const AttrSpec& s = a->attrs[k.spec];
-      size_t pos = die.attr_pos + k.offset;
-      r.seek(pos);
+      const uint8_t* p = attrs + k.offset;
       Value v;
-      if (!read_common_value(r, u, s, v)) {
-        r.seek(pos);
+      bool done = true;
+      switch (s.form) {
+        case DW_FORM_data1: v.kind = Value::kUnsigned; v.u = *p; break;
+        case DW_FORM_data2: v.kind = Value::kUnsigned; v.u = load<uint16_t>(p, be); break;
+        case DW_FORM_data4: v.kind = Value::kUnsigned; v.u = load<uint32_t>(p, be); break;
+        case DW_FORM_data8: v.kind = Value::kUnsigned; v.u = load<uint64_t>(p, be); break;
+        case DW_FORM_implicit_const: v.kind = Value::kSigned; v.u = static_cast<uint64_t>(s.implicit_const); break;
+        case DW_FORM_flag_present: v.kind = Value::kFlag; v.u = 1; break;
+        case DW_FORM_flag: v.kind = Value::kFlag; v.u = *p != 0; break;
+        case DW_FORM_ref4: {
+          uint64_t off = load<uint32_t>(p, be);
+          done = off < u.end - u.offset;
+          v.kind = Value::kRef;
+          v.u = u.global_base + u.offset + off;
+          break;
+        }
+        case DW_FORM_strp: {
+          uint64_t off = u.offset_size == 4 ? load<uint32_t>(p, be) : load<uint64_t>(p, be);
+          if (!(done = off < u.sections->str_end)) break;
+          v.kind = Value::kString;
+          v.ptr = u.sections->str.data() + off;
+          v.len = Value::kNulTerminated;
+          break;
+        }
+        default: done = false; break;
+      }
+      if (!done) {
+        Reader r = u.reader;
+        r.seek(die.attr_pos + k.offset);
         v = Value{};
         read_value(r, u, s.form, s.implicit_const, v);
       }

@@ -218,11 +218,12 @@ class TypeAttrs {
                                                                             : nullptr;
   }
 
+ private:
+  friend class DwarfFile;  // type_attrs fills it
   // Takes one attribute, by attrs()'s rules for the same fields (the last
   // of repeated attributes wins, values of the wrong class are ignored).
   void set(const DwarfFile& file, uint32_t at, const Value& v);
 
- private:
   enum : uint32_t {
     kType = 1u << 0, kByteSize = 1u << 1, kBitSize = 1u << 2, kDataBitOffset = 1u << 3, kBitOffset = 1u << 4,
     kMemberLocation = 1u << 5, kEncoding = 1u << 6, kUpperBound = 1u << 7, kCount = 1u << 8,
