@@ -199,9 +199,13 @@ TypeView Btf::type(TypeId id) const {
 }
 
 void Btf::reserve(size_t types, size_t words, size_t string_bytes) {
+  reserve_records(types, words);
+  strings_.reserve(string_bytes, types);
+}
+
+void Btf::reserve_records(size_t types, size_t words) {
   offsets_.reserve(types);
   words_.reserve(words);
-  strings_.reserve(string_bytes, types);
 }
 
 void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const uint8_t> strings) {
@@ -309,6 +313,31 @@ void Btf::add_member_name_off(uint32_t name_off, TypeId type, uint32_t bit_offse
   words_.push_back(name_off);
   words_.push_back(type);
   words_.push_back(bit_offset | bitfield_size << 24);
+}
+
+void Btf::add_members(std::span<const NewMember> members) {
+  if (members.empty()) return;
+  const uint32_t* rec = last(Kind::Struct, Kind::Union, "member");
+  Kind kind = info_kind(rec[1]);
+  uint32_t vlen = info_vlen(rec[1]);
+  bool kind_flag = info_kind_flag(rec[1]);
+  for (size_t i = 0; i < members.size(); i++) {
+    const NewMember& m = members[i];
+    if (vlen + i == MAX_VLEN) bad_argument("member: more than 65535 items");
+    bool bitfield = m.bitfield_size != 0 || m.bit_offset % 8 != 0;
+    if (bitfield && (m.bitfield_size > 0xff || m.bit_offset > 0xffffff)) bad_argument("member bitfield out of range");
+    if (kind == Kind::Union && m.bit_offset) bad_argument("union member at a non-zero offset");
+    kind_flag |= bitfield;
+  }
+  size_t at = words_.size();
+  words_.resize(at + 3 * members.size());
+  words_[offsets_.back() + 1] = make_info(kind, kind_flag, vlen + static_cast<uint32_t>(members.size()));
+  uint32_t* w = words_.data() + at;
+  for (const NewMember& m : members) {
+    *w++ = m.name_off;
+    *w++ = m.type;
+    *w++ = m.bit_offset | m.bitfield_size << 24;
+  }
 }
 
 TypeId Btf::add_enum(std::string_view name, uint32_t size, bool is_signed) {

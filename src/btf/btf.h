@@ -419,6 +419,16 @@ class Btf {
   void add_member(std::string_view name, TypeId type, uint32_t bit_offset, uint32_t bitfield_size = 0);
   // The same with the name already added (add_string / add_string_pooled).
   void add_member_name_off(uint32_t name_off, TypeId type, uint32_t bit_offset, uint32_t bitfield_size = 0);
+  // The arguments of one add_member_name_off.
+  struct NewMember {
+    uint32_t name_off;
+    TypeId type;
+    uint32_t bit_offset, bitfield_size;
+  };
+  // add_member_name_off of each, in order, with the same checks, but one
+  // look at the last type and one growth of the table: an encoder adds
+  // millions of members.
+  void add_members(std::span<const NewMember> members);
   // kind_flag (signed) is set by `is_signed` or, as libbpf does, by the
   // first negative value.
   TypeId add_enum(std::string_view name, uint32_t size, bool is_signed = false);
@@ -457,6 +467,9 @@ class Btf {
   TypeId add_record(std::span<const uint32_t> rec);
 
   void reserve(size_t types, size_t words, size_t string_bytes);
+  // Room for this many records and words in all, without reserve's room
+  // in the string index (for a builder that stores few strings of its own).
+  void reserve_records(size_t types, size_t words);
   // Gives back spare capacity (a table kept long after it was built).
   void shrink_to_fit();
 

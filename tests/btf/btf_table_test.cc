@@ -94,6 +94,14 @@ TEST(BtfTable, NameOffBuildersMatchLibbpf) {
   EXPECT_EQ(b.add_struct_name_off(b.add_string("s"), 8), btf__add_struct(lb, "s", 8));
   b.add_member_name_off(b.add_string("a"), 1, 0);
   ASSERT_EQ(btf__add_field(lb, "a", 1, 0, 0), 0);
+  // add_members: as many add_member_name_off calls; a bitfield sets the
+  // kind_flag of the whole struct, as in libbpf.
+  EXPECT_EQ(b.add_struct_name_off(b.add_string("many"), 8), btf__add_struct(lb, "many", 8));
+  std::vector<Btf::NewMember> ms = {{b.add_string("x"), 1, 0, 0}, {0, 1, 32, 0}, {b.add_string("bits"), 1, 37, 5}};
+  b.add_members(ms);
+  ASSERT_EQ(btf__add_field(lb, "x", 1, 0, 0), 0);
+  ASSERT_EQ(btf__add_field(lb, nullptr, 1, 32, 0), 0);
+  ASSERT_EQ(btf__add_field(lb, "bits", 1, 37, 5), 0);
   EXPECT_EQ(b.add_union_name_off(0, 4), btf__add_union(lb, nullptr, 4));
   EXPECT_EQ(b.add_enum_name_off(b.add_string("e"), 4), btf__add_enum(lb, "e", 4));
   b.add_enum_value_name_off(b.add_string("A"), -1);
@@ -110,6 +118,15 @@ TEST(BtfTable, NameOffBuildersMatchLibbpf) {
   ASSERT_EQ(btf__add_func_param(lb, nullptr, 1), 0);
   EXPECT_EQ(write_raw(b), libbpf_bytes(lb));
   btf__free(lb);
+
+  // add_members checks each member as add_member_name_off does.
+  Btf m;
+  EXPECT_THROW(m.add_members(ms), Error);  // no struct yet
+  m.add_union_name_off(0, 4);
+  EXPECT_THROW(m.add_members(ms), Error);  // union member off 32
+  m.add_struct_name_off(0, 4);
+  std::vector<Btf::NewMember> wide = {{0, 1, 1u << 24, 3}};
+  EXPECT_THROW(m.add_members(wide), Error);  // bitfield offset past 24 bits
 
   // Names C requires may not be offset 0 ("").
   Btf r;
