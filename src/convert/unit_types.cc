@@ -50,6 +50,17 @@ bool has_nested_types(uint32_t tag) {
 
 bool is_annotation(uint32_t tag) { return tag == DW_TAG_LLVM_annotation; }
 
+// DIEs whose children become items of their BTF record (members, parameters).
+bool has_items(uint32_t tag) {
+  switch (tag) {
+    case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type:
+    case DW_TAG_subroutine_type:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -132,6 +143,7 @@ void UnitTypes::number_unit() {
   };
   Die die;
   bool type_tags = ctx_.options.type_tag;
+  size_t items = 0;  // children of structs and function types: their members and parameters
   while (cursor.next(die)) {
     ++dies_walked_;
     unsigned depth = cursor.depth();
@@ -141,6 +153,7 @@ void UnitTypes::number_unit() {
       stack.push_back({0, -1, die, 0});
       continue;
     }
+    items += has_items(stack.back().die.tag);
     int64_t slot = -1;
     if (is_type_tag(tag)) {
       slots_.push_back({die.offset, 0});
@@ -179,6 +192,10 @@ void UnitTypes::number_unit() {
   while (!stack.empty()) close();
   if (has_int_) int_id_ = slots_[int_slot_].id;
   index_slots();
+  // The table grows once: a record is 3 words and most have at most one
+  // more, members take 3 and parameters 2 (enumerators, not walked here,
+  // may make it grow).
+  out_.reserve_records(pending_.size() + 1, 4 * (pending_.size() + 1) + 3 * items);
 }
 
 void UnitTypes::convert_all() {
@@ -401,7 +418,7 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self) {
   uint32_t size = static_cast<uint32_t>(a.byte_size().value_or(0));
   if (is_union) out_.add_union_name_off(name_off(a), size);
   else out_.add_struct_name_off(name_off(a), size);
-  for (const MemberInfo& m : members_) out_.add_member_name_off(m.name_off, m.type, m.bit_offset, m.bitfield_size);
+  out_.add_members(members_);
 }
 
 // 2.4

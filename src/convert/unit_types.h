@@ -136,12 +136,7 @@ class UnitTypes : public TypeLookup {
   std::vector<DeclTag> decl_tags_;
 
   // Scratch, reused across DIEs.
-  struct MemberInfo {
-    uint32_t name_off;
-    btf::TypeId type;
-    uint32_t bit_offset, bitfield_size;
-  };
-  std::vector<MemberInfo> members_;
+  std::vector<btf::Btf::NewMember> members_;
   std::vector<std::pair<uint32_t, btf::TypeId>> params_;       // name offset, type
   std::vector<std::pair<uint32_t, uint64_t>> enumerators_;      // name offset, value
   std::vector<btf::TypeId> tag_chain_;
