@@ -71,6 +71,7 @@ void StringTable::assign(std::span<const uint8_t> bytes) {
   data_.assign(bytes.begin(), bytes.end());
   slots_.clear();
   count_ = 0;
+  dropped_ = false;
   size_t n = 0;
   for (uint8_t c : bytes) n += c == 0;
   slots_.assign(1024, Slot{});
@@ -83,7 +84,14 @@ void StringTable::assign(std::span<const uint8_t> bytes) {
   }
 }
 
+void StringTable::drop_index() {
+  slots_ = {};
+  count_ = 0;
+  dropped_ = true;
+}
+
 std::optional<uint32_t> StringTable::find(std::string_view s, uint64_t h) const {
+  if (dropped_) throw Error("internal: a string table's index was dropped, then looked up");
   if (slots_.empty()) return std::nullopt;
   size_t mask = slots_.size() - 1;
   uint32_t tag = tag_of(h);
@@ -95,6 +103,7 @@ std::optional<uint32_t> StringTable::find(std::string_view s, uint64_t h) const 
 }
 
 uint32_t StringTable::add(std::string_view s, uint64_t h) {
+  if (dropped_) throw Error("internal: a string table's index was dropped, then added to");
   if (slots_.empty()) grow();
   if ((count_ + 1) * 2 > slots_.size()) grow();
   size_t mask = slots_.size() - 1;
@@ -213,6 +222,13 @@ void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets,
   offsets_ = std::move(offsets);
   strings_.assign(strings);
   shared_ = {};  // every offset now points into `strings`
+}
+
+void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, StringTable strings) {
+  words_ = std::move(words);
+  offsets_ = std::move(offsets);
+  strings_ = std::move(strings);
+  shared_ = {};
 }
 
 void Btf::shrink_to_fit() {

@@ -317,6 +317,8 @@ class StringTable {
   uint32_t append_unindexed(std::span<const char> bytes);
   void reserve(size_t bytes, size_t strings);
   void shrink_to_fit() { data_.shrink_to_fit(); }
+  // Frees the hash index: add() and find() throw afterwards.
+  void drop_index();
 
  private:
   struct Slot {
@@ -330,6 +332,7 @@ class StringTable {
   std::vector<char> data_;
   std::vector<Slot> slots_;
   uint32_t count_ = 0;
+  bool dropped_ = false;
 };
 
 // ---- The type table --------------------------------------------------------
@@ -488,6 +491,13 @@ class Btf {
 
   // Used by the reader: takes validated words and strings.
   void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const uint8_t> strings);
+  // Used by dedup: takes the records and the string table it built.
+  void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, StringTable strings);
+
+  // Frees the string index of a table that will only be read and appended
+  // elsewhere from now on (the encoder's group outputs: 43 of them wait
+  // for the final merge). add_string and find_string throw afterwards.
+  void drop_string_index() { strings_.drop_index(); }
 
  private:
   TypeId push(uint32_t name_off, uint32_t info, uint32_t size_or_type);

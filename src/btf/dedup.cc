@@ -970,9 +970,8 @@ class Deduper {
       // struct gives that struct).
       for (uint32_t id = 0; id < end_; ++id) (*id_map)[id] = new_id(resolve(id));
     }
-    std::span<const char> strs = new_strings_.bytes();
-    btf_.assign_raw(std::move(out_words), std::move(out_offsets),
-                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(strs.data()), strs.size()));
+    // The new string table as the string pass built it, index and all.
+    btf_.assign_raw(std::move(out_words), std::move(out_offsets), std::move(new_strings_));
   }
 
   Btf& btf_;

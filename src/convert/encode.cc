@@ -143,6 +143,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
         btf::dedup(table, {}, &id_map);
         for (size_t i : members) results[i].remap_type_ids([&](btf::TypeId id) { return id_map[id]; });
         table.shrink_to_fit();
+        table.drop_string_index();  // btf::append reads the strings, not the index
         group_out[g] = std::move(table);
       });
     }
