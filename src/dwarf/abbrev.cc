@@ -46,7 +46,7 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   t.sizes_ = sizes;
   uint64_t max_code = 0;
   // Attribute specs go to one vector; Abbrev::attrs is set once it stops growing.
-  std::vector<uint32_t> first_spec, first_key;
+  std::vector<uint32_t> first_spec, first_key, first_skip;
   while (!r.empty()) {
     uint64_t decl = r.offset();
     uint64_t code = r.uleb128();
@@ -102,6 +102,25 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
       t.specs_.push_back(s);
     }
     a.num_attrs = static_cast<uint32_t>(t.specs_.size() - first_spec.back());
+    first_skip.push_back(static_cast<uint32_t>(t.skips_.size()));
+    if (!all_fixed) {
+      // Runs of fixed-size attributes, each followed by a variable-size one.
+      bool ok = true;
+      uint64_t run = 0;
+      for (const AttrSpec* s = t.specs_.data() + first_spec.back(); s != t.specs_.data() + t.specs_.size(); s++) {
+        if (s->size >= 0) {
+          run += static_cast<uint64_t>(s->size);
+          continue;
+        }
+        ok &= s->form != DW_FORM_indirect && run <= 0xffff;
+        t.skips_.push_back({static_cast<uint16_t>(run), s->form});
+        run = 0;
+      }
+      ok &= run <= 0xffff;
+      t.skips_.push_back({static_cast<uint16_t>(run), 0});
+      if (!ok) t.skips_.resize(first_skip.back());
+    }
+    a.num_skip = static_cast<uint32_t>(t.skips_.size() - first_skip.back());
     a.all_fixed = all_fixed;
     a.keys_fixed = keys_fixed;
     if (!keys_fixed) t.keys_.resize(first_key.back());
@@ -115,9 +134,11 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   t.specs_.shrink_to_fit();
   t.abbrevs_.shrink_to_fit();
   t.keys_.shrink_to_fit();
+  t.skips_.shrink_to_fit();
   for (size_t i = 0; i < t.abbrevs_.size(); i++) {
     t.abbrevs_[i].attrs = t.specs_.data() + first_spec[i];
     t.abbrevs_[i].keys = t.keys_.data() + first_key[i];
+    t.abbrevs_[i].skip = t.skips_.data() + first_skip[i];
   }
 
   // Dense when codes fit a vector a few times the table's size (always, in

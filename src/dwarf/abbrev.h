@@ -49,6 +49,15 @@ struct KeySpec {
   uint16_t offset = 0;
 };
 
+// One step of skipping the attributes of an abbreviation that has
+// variable-size ones: `fixed` bytes of fixed-size attributes, then one value
+// of the variable-size `form` (0 for none: the last step).
+struct SkipStep {
+  uint16_t fixed = 0;
+  uint16_t form = 0;
+};
+
+// The fields the cursor reads for every DIE come first, within 64 bytes.
 struct Abbrev {
   uint64_t code = 0;
   uint32_t tag = 0;
@@ -64,19 +73,21 @@ struct Abbrev {
   int32_t sibling_pos = -1;     // byte offset of DW_AT_sibling's value when all attributes before it are fixed
   uint16_t sibling_form = 0;    // the form of the first DW_AT_sibling
   uint16_t num_keys = 0;
-  uint32_t index = 0;           // position in the table: 0..size()-1, for per-abbreviation counters
   uint32_t num_attrs = 0;
   uint32_t keys_end = 0;
-  uint64_t offset = 0;          // of the declaration in .debug_abbrev, for messages
+  // Not all_fixed: the attributes skipped in runs, each fixed-size run in
+  // one step (0 steps: attribute by attribute, for DW_FORM_indirect).
+  uint32_t num_skip = 0;
+  uint32_t index = 0;           // position in the table: 0..size()-1, for per-abbreviation counters
   const AttrSpec* attrs = nullptr;
+  const SkipStep* skip = nullptr;
   const KeySpec* keys = nullptr;  // num_keys of them
+  uint64_t offset = 0;          // of the declaration in .debug_abbrev, for messages
 
   std::span<const AttrSpec> specs() const { return {attrs, num_attrs}; }
   std::span<const KeySpec> key_specs() const { return {keys, num_keys}; }
+  std::span<const SkipStep> skip_steps() const { return {skip, num_skip}; }
 };
-// One cache line on 64-bit hosts (the fields are ordered for it): the
-// cursor reads one per DIE.
-static_assert(sizeof(void*) != 8 || sizeof(Abbrev) == 64);
 
 // The attributes DwarfFile::type_attrs reads (DW_AT_name, DW_AT_type, the
 // sizes and offsets of members, bounds of subranges, ...).
@@ -114,6 +125,7 @@ class AbbrevTable {
   std::vector<Abbrev> abbrevs_;
   std::vector<AttrSpec> specs_;
   std::vector<KeySpec> keys_;
+  std::vector<SkipStep> skips_;
   std::vector<const Abbrev*> dense_;                // code -> abbreviation (nullptr: no such code)
   std::unordered_map<uint64_t, uint32_t> sparse_;   // code -> index, for codes past dense_
 };

@@ -389,13 +389,6 @@ void DwarfFile::skip_value(Reader& r, const AttrSpec& spec, FormSizes sizes) {
     return;
   }
   switch (spec.form) {
-    case DW_FORM_string: r.cstr(); return;
-    case DW_FORM_block1: r.skip(r.u8()); return;
-    case DW_FORM_block2: r.skip(r.u16()); return;
-    case DW_FORM_block4: r.skip(r.u32()); return;
-    case DW_FORM_block:
-    case DW_FORM_exprloc: r.skip(r.uleb128()); return;
-    case DW_FORM_sdata: r.sleb128(); return;
     case DW_FORM_indirect: {
       uint64_t at = r.offset();
       uint64_t form = r.uleb128();
@@ -406,7 +399,7 @@ void DwarfFile::skip_value(Reader& r, const AttrSpec& spec, FormSizes sizes) {
       skip_value(r, inner, sizes);
       return;
     }
-    default: r.uleb128(); return;  // udata, ref_udata, strx, addrx, loclistx, rnglistx, GNU_*_index
+    default: skip_variable(r, spec.form); return;
   }
 }
 

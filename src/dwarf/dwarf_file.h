@@ -390,7 +390,28 @@ class DwarfFile {
       r.skip(a.fixed_size);
       return;
     }
+    if (a.num_skip) {
+      for (const SkipStep& s : a.skip_steps()) {
+        r.skip(s.fixed);
+        if (s.form) skip_variable(r, s.form);
+      }
+      return;
+    }
     for (const AttrSpec& s : a.specs()) skip_value(r, s, sizes);
+  }
+  // Moves r past one value of a variable-size form other than
+  // DW_FORM_indirect.
+  static void skip_variable(Reader& r, uint32_t form) {
+    switch (form) {
+      case DW_FORM_string: r.cstr(); return;
+      case DW_FORM_block1: r.skip(r.u8()); return;
+      case DW_FORM_block2: r.skip(r.u16()); return;
+      case DW_FORM_block4: r.skip(r.u32()); return;
+      case DW_FORM_block:
+      case DW_FORM_exprloc: r.skip(r.uleb128()); return;
+      case DW_FORM_sdata: r.sleb128(); return;
+      default: r.uleb128(); return;  // udata, ref_udata, strx, addrx, loclistx, rnglistx, GNU_*_index
+    }
   }
   // DW_AT_sibling of a DIE whose attributes start at r's cursor, as a
   // section offset; 0 if the abbreviation has none.
