@@ -47,13 +47,14 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   uint64_t max_code = 0;
   // Attribute specs go to one vector; Abbrev::attrs is set once it stops growing.
   std::vector<uint32_t> first_spec, first_key, first_skip;
+  std::vector<uint64_t> codes, decls;  // of each abbreviation, for the duplicate check
   while (!r.empty()) {
     uint64_t decl = r.offset();
     uint64_t code = r.uleb128();
     if (code == 0) break;
     Abbrev a;
-    a.code = code;
-    a.offset = decl;
+    codes.push_back(code);
+    decls.push_back(decl);
     uint64_t tag_at = r.offset();
     uint64_t tag = r.uleb128();
     if (tag == 0 || tag > 0xffff)
@@ -62,7 +63,6 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
     uint8_t children = r.u8();
     if (children > 1) r.fail_at(r.offset() - 1, "abbreviation " + std::to_string(code) + " has bad children flag " + std::to_string(children));
     a.has_children = children == 1;
-    a.index = static_cast<uint32_t>(t.abbrevs_.size());
     first_spec.push_back(static_cast<uint32_t>(t.specs_.size()));
     first_key.push_back(static_cast<uint32_t>(t.keys_.size()));
     bool all_fixed = true;
@@ -149,15 +149,15 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   // this saves it a dependent load. They stay valid when the table moves.
   t.dense_.assign(dense_limit, nullptr);
   for (size_t i = 0; i < n; i++) {
-    const Abbrev& a = t.abbrevs_[i];
+    uint64_t code = codes[i];
     bool dup;
-    if (a.code < dense_limit) {
-      dup = t.dense_[a.code] != nullptr;
-      t.dense_[a.code] = &a;
+    if (code < dense_limit) {
+      dup = t.dense_[code] != nullptr;
+      t.dense_[code] = &t.abbrevs_[i];
     } else {
-      dup = !t.sparse_.emplace(a.code, static_cast<uint32_t>(i)).second;
+      dup = !t.sparse_.emplace(code, static_cast<uint32_t>(i)).second;
     }
-    if (dup) r.fail_at(a.offset, "duplicate abbreviation code " + std::to_string(a.code));
+    if (dup) r.fail_at(decls[i], "duplicate abbreviation code " + std::to_string(code));
   }
   return t;
 }

@@ -150,7 +150,7 @@ void decode_unit(const DwarfFile& file, const Unit& unit, std::vector<uint64_t>&
   Die die;
   Attr attr;
   while (cursor.next(die)) {
-    counts[die.abbrev->index]++;
+    counts[unit.abbrevs->index_of(die.abbrev)]++;
     AttrIter it(file, die);
     while (it.next(attr)) {
     }
