@@ -327,8 +327,9 @@ TEST(Corrupt, TruncatedFile) {
 
 // What the type converter's reader (type_attrs) reports on every DIE.
 std::string type_attrs_error(const Input& in) {
+  std::vector<uint8_t> bytes = build_elf(sections(in));  // parse() keeps a view of them
   try {
-    std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::parse(build_elf(sections(in)), "t.o");
+    std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::parse(bytes, "t.o");
     DwarfFile dw(*elf);
     for (const Unit& u : dw.units()) {
       DieCursor c(dw, u);
