@@ -2,7 +2,7 @@
 # A kernel's whole module tree: btfc's batch mode against pahole run once per
 # module, both split on the same vmlinux BTF, with the same parallelism.
 #
-#   bench/modules.sh [-j N] [-s SAMPLE] [-F] [-o DIR] [MODDIR]
+#   bench/modules.sh [-j N] [-s SAMPLE] [-n RUNS] [-F] [-o DIR] [MODDIR]
 #
 # MODDIR defaults to Debian's 6.1.0-57 debug modules (the kernel build of the
 # corpus vmlinux). The base is what btfc encodes from the corpus vmlinux with
@@ -12,10 +12,10 @@
 #    --output-dir DIR MODDIR`); every module must encode without error.
 # 2. On a sample (every k-th module in path order so that SAMPLE modules
 #    are taken, plus amdgpu.ko, the largest) btfc's batch mode and pahole
-#    (`xargs -PN pahole -J ...`, one process per module) run alternately;
-#    the script prints wall, CPU and peak RSS (pahole: the largest single
-#    process) and the ratio. -F times pahole on the whole tree instead
-#    (slow: about 25 minutes for pahole 1.24 on 2 cores).
+#    (`xargs -PN pahole -J ...`, one process per module) run alternately,
+#    RUNS times each (default 3); the script prints the median wall, CPU
+#    and peak RSS (pahole: the largest single process) and the ratio. -F times pahole on the whole tree instead
+#    (slow: about 25 minutes per run for pahole 1.24 on 2 cores; use -n 1).
 # 3. Every sampled module's two outputs are compared with `btfc diff`;
 #    bench/classify-diff.py then sorts the differences into kinds.
 #
@@ -28,16 +28,18 @@ btfc=${BTFC:-$root/build/btfc}
 pahole=${PAHOLE:-pahole}
 jobs=2
 sample=400
+runs=3
 full_pahole=0
 keep=""
 flags="--btf_gen_floats --lang_exclude=rust"
-while getopts "j:s:Fo:" opt; do
+while getopts "j:s:n:Fo:" opt; do
   case $opt in
     j) jobs=$OPTARG ;;
     s) sample=$OPTARG ;;
+    n) runs=$OPTARG ;;
     F) full_pahole=1 ;;
     o) keep=$OPTARG ;;
-    *) echo "usage: $0 [-j N] [-s SAMPLE] [-F] [-o DIR] [MODDIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-j N] [-s SAMPLE] [-n RUNS] [-F] [-o DIR] [MODDIR]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -116,9 +118,20 @@ if [ "$full_pahole" = 1 ]; then
   cp "$tmp/all.txt" "$tmp/sample.txt"
   nsample=$total
 fi
-b=$(time_cmd "$tmp/btfc-sample" btfc_batch "$tmp/btfc-sample" $(cat "$tmp/sample.txt"))
-p=$(time_cmd "$tmp/pahole-sample" pahole_list "$tmp/sample.txt" "$tmp/pahole-sample")
-report "btfc batch, $nsample" "$b"
+median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+medians() {  # FILE of "wall cpu rss" lines -> the median of each column
+  echo "$(cut -d' ' -f1 "$1" | median) $(cut -d' ' -f2 "$1" | median) $(cut -d' ' -f3 "$1" | median)"
+}
+: > "$tmp/btfc-sample.runs"
+: > "$tmp/pahole-sample.runs"
+for ((r = 0; r < runs; r++)); do
+  rm -rf "$tmp/btfc-sample" "$tmp/pahole-sample"
+  time_cmd "$tmp/pahole-sample" pahole_list "$tmp/sample.txt" "$tmp/pahole-sample" >> "$tmp/pahole-sample.runs"
+  time_cmd "$tmp/btfc-sample" btfc_batch "$tmp/btfc-sample" $(cat "$tmp/sample.txt") >> "$tmp/btfc-sample.runs"
+done
+b=$(medians "$tmp/btfc-sample.runs")
+p=$(medians "$tmp/pahole-sample.runs")
+report "btfc batch, $nsample (median of $runs)" "$b"
 report "pahole xargs -P$jobs, $nsample" "$p"
 printf '%-26s %9.1fx %9.1fx\n' "ratio (pahole / btfc)" \
   "$(awk -v a="${p%% *}" -v b="${b%% *}" 'BEGIN {print a / b}')" \
@@ -142,4 +155,4 @@ while read -r ko; do
   # the batch output must be the bytes of a single-module run
 done < "$tmp/sample.txt"
 echo "equivalent: $same, different: $differ, one side missing: $missing"
-echo "(reports in $tmp/diffs; bench/classify-diff.py $tmp/diffs sorts them into kinds)"
+echo "(reports in $tmp/diffs; bench/classify-diff.py $tmp/diffs $moddir sorts them into kinds)"
