@@ -320,15 +320,8 @@ void Btf::add_member(std::string_view name, TypeId type, uint32_t bit_offset, ui
 }
 
 void Btf::add_member_name_off(uint32_t name_off, TypeId type, uint32_t bit_offset, uint32_t bitfield_size) {
-  last(Kind::Struct, Kind::Union, "member");
-  bool bitfield = bitfield_size != 0 || bit_offset % 8 != 0;
-  if (bitfield && (bitfield_size > 0xff || bit_offset > 0xffffff)) bad_argument("member bitfield out of range");
-  uint32_t* rec = words_.data() + offsets_.back();
-  if (info_kind(rec[1]) == Kind::Union && bit_offset) bad_argument("union member at a non-zero offset");
-  rec[1] = make_info(info_kind(rec[1]), bitfield || info_kind_flag(rec[1]), info_vlen(rec[1]) + 1);
-  words_.push_back(name_off);
-  words_.push_back(type);
-  words_.push_back(bit_offset | bitfield_size << 24);
+  const NewMember m{name_off, type, bit_offset, bitfield_size};
+  add_members({&m, 1});
 }
 
 void Btf::add_members(std::span<const NewMember> members) {

@@ -428,9 +428,9 @@ class Btf {
     TypeId type;
     uint32_t bit_offset, bitfield_size;
   };
-  // add_member_name_off of each, in order, with the same checks, but one
-  // look at the last type and one growth of the table: an encoder adds
-  // millions of members.
+  // Adds the members in order (add_member_name_off adds one this way): one
+  // look at the last type and one growth of the table, as an encoder adds
+  // millions of members. Every member is checked before any is added.
   void add_members(std::span<const NewMember> members);
   // kind_flag (signed) is set by `is_signed` or, as libbpf does, by the
   // first negative value.
