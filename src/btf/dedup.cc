@@ -11,9 +11,9 @@
 #include "btf/dedup.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <optional>
-#include <cstring>
 #include <string>
 #include <tuple>
 
@@ -344,28 +344,29 @@ class BaseHits {
   // A name with hash h, not in the table yet, is at base_off in the base.
   void add(uint64_t h, uint32_t base_off) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    insert({base_off + 1, tag_of(h)}, h);
+    insert(base_off, h);
     ++count_;
   }
 
  private:
   struct Slot {
-    uint32_t off1 = 0, tag = 0;
-    uint32_t low = 0;  // the hash's low half, to re-insert when growing
+    uint32_t off1 = 0;  // base offset + 1, 0 = empty
+    uint32_t tag = 0;   // the hash's high half
   };
   static uint32_t tag_of(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
-  void insert(Slot slot, uint64_t h) {
-    slot.low = static_cast<uint32_t>(h);
+  void insert(uint32_t base_off, uint64_t h) {
     size_t mask = slots_.size() - 1;
     size_t i = h & mask;
     while (slots_[i].off1) i = (i + 1) & mask;
-    slots_[i] = slot;
+    slots_[i] = {base_off + 1, tag_of(h)};
   }
+  // Rare (the table doubles), so the hashes are computed again from the
+  // base's bytes, as StringTable::grow does.
   void grow() {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.size() * 2, Slot{});
     for (const Slot& s : old)
-      if (s.off1) insert(s, uint64_t{s.tag} << 32 | s.low);
+      if (s.off1) insert(s.off1 - 1, StringTable::hash(base_->str(s.off1 - 1)));
   }
   const Btf* base_;
   std::vector<Slot> slots_;
@@ -629,7 +630,6 @@ class Deduper {
     }
     new_strings_ = std::move(strings);
   }
-
 
   void compute_signatures() {
     uint32_t n = end_ - start_;
