@@ -82,8 +82,9 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     UnitContext ctx{elf, *dw, units[i], o, i};
     UnitTypes types(ctx, r.types);
     types.convert_all();  // types, the index `int`, struct/typedef decl tags
-    collect_functions(*dw, units[i], *functions, types, fopts, r.funcs);
-    collect_variables(*dw, units[i], *variables, types, vopts, r.vars);  // VARs after the types
+    // The unit-level subprograms and variables the type walk met.
+    collect_functions(*dw, units[i], types.subprograms(), *functions, types, fopts, r.funcs);
+    collect_variables(*dw, units[i], types.variables(), *variables, types, vopts, r.vars);  // VARs after the types
     r.dies = types.dies_walked();
     // Done with the unit's DWARF (another unit's reference brings a page
     // back): resident memory follows the units in flight.

@@ -441,8 +441,12 @@ bool in_debug_str(const DwarfFile& dw, std::string_view s) {
 }
 }  // namespace
 
-void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionIndex& index, TypeLookup& types,
-                       const FunctionOptions& options, UnitFunctions& out) {
+namespace {
+
+// Both collect_functions: over `subprograms` when given, else over the
+// unit-level subprograms a walk of the unit finds.
+void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* subprograms,
+             const FunctionIndex& index, TypeLookup& types, const FunctionOptions& options, UnitFunctions& out) {
   // With no STT_FUNC symbol at all pahole emits no FUNC.
   if (index.empty()) return;
   const std::span<const uint8_t> regs = register_params(index.machine());
@@ -456,18 +460,13 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
   const size_t first_func = out.funcs.size();
   const size_t params_base = out.params.size();
 
-  DieCursor cursor(dw, unit);
-  Die die;
-  while (cursor.next(die)) {
-    if (cursor.depth() == 0) continue;
-    if (die.tag != DW_TAG_subprogram) {
-      cursor.skip_children();
-      continue;
-    }
+  // One unit-level subprogram; `skip_children` moves the walk past its
+  // subtree (the walk over a list already found has nothing to skip).
+  auto add = [&](const Die& die, auto&& skip_children) {
     Attrs a = dw.attrs(die);
     if (a.declaration) {
-      cursor.skip_children();
-      continue;
+      skip_children();
+      return;
     }
     // Name and return type from the DIE, else from its abstract origin or
     // specification (a concrete out-of-line copy names neither).
@@ -589,13 +588,13 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
         pending.push_back({kid.offset, 0});
       }
     }
-    cursor.skip_children();
+    skip_children();
     const uint32_t nr_params = static_cast<uint32_t>(out.params.size() - f.first_param);
     if (entry == FunctionIndex::kNone || !named) {
       out.params.resize(f.first_param);
       pending.resize(f.first_param - params_base);
       out.tags.resize(f.first_tag);
-      continue;
+      return;
     }
     if (varargs) {
       out.params.push_back({"", 0});
@@ -620,6 +619,20 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
       }
     }
     out.funcs.push_back(f);
+  };
+  if (subprograms) {
+    for (const Die& die : *subprograms) add(die, [] {});
+  } else {
+    DieCursor cursor(dw, unit);
+    Die die;
+    while (cursor.next(die)) {
+      if (cursor.depth() == 0) continue;
+      if (die.tag != DW_TAG_subprogram) {
+        cursor.skip_children();
+        continue;
+      }
+      add(die, [&] { cursor.skip_children(); });
+    }
   }
 
   // The flags of each candidate's parameters once every concrete instance
@@ -654,6 +667,19 @@ void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionInde
       if (!struct_param) f.flags |= kUnexpectedReg;
     }
   }
+}
+
+}  // namespace
+
+void collect_functions(const DwarfFile& dw, const Unit& unit, const FunctionIndex& index, TypeLookup& types,
+                       const FunctionOptions& options, UnitFunctions& out) {
+  collect(dw, unit, nullptr, index, types, options, out);
+}
+
+void collect_functions(const DwarfFile& dw, const Unit& unit, std::span<const Die> subprograms,
+                       const FunctionIndex& index, TypeLookup& types, const FunctionOptions& options,
+                       UnitFunctions& out) {
+  collect(dw, unit, &subprograms, index, types, options, out);
 }
 
 }  // namespace btfc::convert

@@ -144,6 +144,11 @@ struct FunctionOptions {
 // DIE order. `types` gives the unit's local type ids.
 void collect_functions(const dwarf::DwarfFile& dw, const dwarf::Unit& unit, const FunctionIndex& index,
                        TypeLookup& types, const FunctionOptions& options, UnitFunctions& out);
+// The same, given the unit-level DW_TAG_subprogram DIEs in DIE order (what
+// UnitTypes::subprograms() kept), instead of walking the unit for them.
+void collect_functions(const dwarf::DwarfFile& dw, const dwarf::Unit& unit, std::span<const dwarf::Die> subprograms,
+                       const FunctionIndex& index, TypeLookup& types, const FunctionOptions& options,
+                       UnitFunctions& out);
 
 // What emit_functions did, for --stats and tests.
 struct FunctionStats {

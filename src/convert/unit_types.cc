@@ -122,14 +122,20 @@ TypeId UnitTypes::reserve(const Die& die, uint32_t what) {
 // `int`) and annotations (to tell type tags from other annotations).
 void UnitTypes::number_unit() {
   const DwarfFile& dw = ctx_.dwarf;
-  DieCursor cursor(dw, ctx_.unit);
+  const Unit& unit = ctx_.unit;
+  DieCursor cursor(dw, unit);
   struct Open {
     unsigned depth;
     int64_t slot;        // index into slots_ of a type to number when it closes, -1 otherwise
     Die die;             // kept for emit(), which then need not find it again
     TypeId last_tag;     // pointers: the last btf_type_tag child's id
+    size_t first_item;   // structs and function types: where their children start in open_items
   };
   std::vector<Open> stack;
+  // The children of the open structs and function types, innermost last:
+  // one moves to items_ when its parent closes (a nested struct's children
+  // come between two members of its parent).
+  std::vector<Item> open_items;
   auto number = [&](int64_t slot, const Die& d, TypeId last_tag) {
     if (slot < 0) return;
     TypeId id = reserve(d, kType);
@@ -139,6 +145,16 @@ void UnitTypes::number_unit() {
   auto close = [&]() {
     Open& o = stack.back();
     number(o.slot, o.die, o.last_tag);
+    if (has_items(o.die.tag)) {
+      if (o.slot >= 0) {
+        Pending& p = pending_.back();
+        p.first_item = static_cast<uint32_t>(items_.size());
+        p.num_items = static_cast<uint32_t>(open_items.size() - o.first_item);
+        if (items_.size() + p.num_items >= kNoItems) throw Error("unit has more than 2^32 members and parameters");
+        items_.insert(items_.end(), open_items.begin() + static_cast<ptrdiff_t>(o.first_item), open_items.end());
+      }
+      open_items.resize(o.first_item);
+    }
     stack.pop_back();
   };
   Die die;
@@ -150,10 +166,17 @@ void UnitTypes::number_unit() {
     while (!stack.empty() && stack.back().depth >= depth) close();
     uint32_t tag = die.tag;
     if (depth == 0) {
-      stack.push_back({0, -1, die, 0});
+      stack.push_back({0, -1, die, 0, 0});
       continue;
     }
-    items += has_items(stack.back().die.tag);
+    if (depth == 1) {
+      if (tag == DW_TAG_subprogram) subprograms_.push_back(die);
+      else if (tag == DW_TAG_variable) variables_.push_back(die);
+    }
+    if (has_items(stack.back().die.tag)) {
+      ++items;
+      open_items.push_back({die.abbrev, die.offset - unit.global_base - unit.offset, die.attr_pos});
+    }
     int64_t slot = -1;
     if (is_type_tag(tag)) {
       slots_.push_back({die.offset, 0});
@@ -187,7 +210,7 @@ void UnitTypes::number_unit() {
       number(slot, die, 0);
       continue;
     }
-    stack.push_back({depth, slot, die, 0});
+    stack.push_back({depth, slot, die, 0, open_items.size()});
   }
   while (!stack.empty()) close();
   if (has_int_) int_id_ = slots_[int_slot_].id;
@@ -291,11 +314,11 @@ void UnitTypes::emit(const Pending& p) {
     case DW_TAG_volatile_type: out_.add_volatile(type_of(a)); return;
     case DW_TAG_restrict_type: out_.add_restrict(type_of(a)); return;
     case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type:
-      emit_struct(die, a, self);
+      emit_struct(die, a, self, items_of(p));
       return;
     case DW_TAG_enumeration_type: emit_enum(die, a); return;
     case DW_TAG_array_type: emit_array(die, a); return;
-    case DW_TAG_subroutine_type: emit_func_proto(die, a); return;
+    case DW_TAG_subroutine_type: emit_func_proto(die, a, items_of(p)); return;
     default:
       // 2.2, 2.8: pahole's encoder has no case for these and fails.
       fail(die, "Unsupported " + tag_name(die.tag) + "(" + hex(die.tag) + ")");
@@ -345,7 +368,7 @@ uint64_t UnitTypes::dwarf_type_byte_size(uint64_t offset, int depth) {
 }
 
 // 2.3
-void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self) {
+void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, std::span<const Item> items) {
   bool is_union = die.tag == DW_TAG_union_type;
   if (a.declaration) {
     out_.add_fwd_name_off(name_off(a, /*required=*/true), is_union);
@@ -354,65 +377,66 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self) {
   const DwarfFile& dw = ctx_.dwarf;
   members_.clear();
   bool decl_tags = ctx_.options.decl_tag;
-  if (die.has_children) {
-    DieCursor c(dw, die);
-    Die child;
-    int32_t member_idx = -1;
-    bool in_member = false;
-    while (c.next(child)) {
-      unsigned depth = c.depth();
-      if (depth == 0) continue;
-      if (depth == 2) {
-        // Annotations of a member: decl tags with the member's index.
-        if (in_member && decl_tags && is_annotation(child.tag)) {
-          TypeAttrs ca = dw.type_attrs(child);
-          if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
-            decl_tags_.push_back({ca.const_value.str(), self, member_idx});
-        }
-        c.skip_children();
-        continue;
-      }
-      in_member = false;
-      if (child.tag == DW_TAG_member) {
-        ++member_idx;
-        in_member = true;  // its annotation children come next, at depth 2
-        TypeAttrs m = dw.type_attrs(child);
-        // C++ static data members are declarations, not storage.
-        if (m.declaration || m.external) continue;
-        uint32_t bitfield_size = static_cast<uint32_t>(m.bit_size().value_or(0));
-        int64_t bit_offset;
-        if (m.data_bit_offset()) {
-          bit_offset = static_cast<int64_t>(*m.data_bit_offset());
-        } else {
-          int64_t byte_off = static_cast<int64_t>(m.member_location().value_or(0));
-          if (bitfield_size == 0 || !m.bit_offset()) {
-            bit_offset = byte_off * 8;
-          } else {
-            // DWARF 2/3: DW_AT_bit_offset counts from the most significant
-            // bit of the storage unit.
-            int64_t byte_size = static_cast<int64_t>(
-                m.byte_size() ? *m.byte_size() : (m.type() ? dwarf_type_byte_size(*m.type()) : 0));
-            int64_t storage_bits = byte_size * 8;
-            int64_t bo = static_cast<int64_t>(*m.bit_offset());
-            if (!dw.big_endian()) bo = storage_bits - bo - bitfield_size;
-            if (bo < 0) {
-              bo += storage_bits;
-              byte_off -= byte_size;
-            }
-            bit_offset = byte_off * 8 + bo;
-          }
-        }
-        if (bit_offset < 0 || bit_offset > UINT32_MAX) fail(child, "member bit offset out of range");
-        members_.push_back({name_off(m), type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
-        continue;
-      } else if (child.tag == DW_TAG_inheritance) {
-        ++member_idx;  // pahole counts it, and BTF has no base classes for C
-      } else if (is_annotation(child.tag) && decl_tags) {
-        TypeAttrs ca = dw.type_attrs(child);
+  int32_t member_idx = -1;
+  // The children of a member: its annotations, decl tags with the member's
+  // index. Pass 1 skipped them; walked here, after the member, as the
+  // struct's walk once did (gcc's members have none).
+  auto member_children = [&](const Die& member) {
+    if (!member.has_children) return;
+    DieCursor c(dw, member);
+    Die ann;
+    while (c.next(ann)) {
+      if (c.depth() == 0) continue;
+      if (decl_tags && is_annotation(ann.tag)) {
+        TypeAttrs ca = dw.type_attrs(ann);
         if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
-          decl_tags_.push_back({ca.const_value.str(), self, -1});
+          decl_tags_.push_back({ca.const_value.str(), self, member_idx});
       }
       c.skip_children();
+    }
+  };
+  for (const Item& item : items) {
+    Die child = item_die(item, *die.unit);
+    if (child.tag == DW_TAG_member) {
+      ++member_idx;
+      TypeAttrs m = dw.type_attrs(child);
+      // C++ static data members are declarations, not storage.
+      if (m.declaration || m.external) {
+        member_children(child);
+        continue;
+      }
+      uint32_t bitfield_size = static_cast<uint32_t>(m.bit_size().value_or(0));
+      int64_t bit_offset;
+      if (m.data_bit_offset()) {
+        bit_offset = static_cast<int64_t>(*m.data_bit_offset());
+      } else {
+        int64_t byte_off = static_cast<int64_t>(m.member_location().value_or(0));
+        if (bitfield_size == 0 || !m.bit_offset()) {
+          bit_offset = byte_off * 8;
+        } else {
+          // DWARF 2/3: DW_AT_bit_offset counts from the most significant
+          // bit of the storage unit.
+          int64_t byte_size = static_cast<int64_t>(
+              m.byte_size() ? *m.byte_size() : (m.type() ? dwarf_type_byte_size(*m.type()) : 0));
+          int64_t storage_bits = byte_size * 8;
+          int64_t bo = static_cast<int64_t>(*m.bit_offset());
+          if (!dw.big_endian()) bo = storage_bits - bo - bitfield_size;
+          if (bo < 0) {
+            bo += storage_bits;
+            byte_off -= byte_size;
+          }
+          bit_offset = byte_off * 8 + bo;
+        }
+      }
+      if (bit_offset < 0 || bit_offset > UINT32_MAX) fail(child, "member bit offset out of range");
+      members_.push_back({name_off(m), type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
+      member_children(child);
+    } else if (child.tag == DW_TAG_inheritance) {
+      ++member_idx;  // pahole counts it, and BTF has no base classes for C
+    } else if (is_annotation(child.tag) && decl_tags) {
+      TypeAttrs ca = dw.type_attrs(child);
+      if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+        decl_tags_.push_back({ca.const_value.str(), self, -1});
     }
   }
   uint32_t size = static_cast<uint32_t>(a.byte_size().value_or(0));
@@ -484,26 +508,48 @@ void UnitTypes::emit_array(const Die& die, const TypeAttrs& a) {
 }
 
 // 2.6
-void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a) {
+void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, std::span<const Item> items) {
   const DwarfFile& dw = ctx_.dwarf;
   params_.clear();
-  if (die.has_children) {
-    DieCursor c(dw, die);
-    Die child;
-    while (c.next(child)) {
-      if (c.depth() == 0) continue;
-      c.skip_children();
-      if (child.tag == DW_TAG_formal_parameter) {
-        TypeAttrs p = dw.type_attrs(child);
-        params_.push_back({name_off(p), type_of(p)});
-      } else if (child.tag == DW_TAG_unspecified_parameters) {
-        params_.push_back({0, 0});
-      }
+  for (const Item& item : items) {
+    if (item.abbrev->tag == DW_TAG_formal_parameter) {
+      TypeAttrs p = dw.type_attrs(item_die(item, *die.unit));
+      params_.push_back({name_off(p), type_of(p)});
+    } else if (item.abbrev->tag == DW_TAG_unspecified_parameters) {
+      params_.push_back({0, 0});
     }
   }
   TypeId ret = type_of(a);
   out_.add_func_proto(ret);
   for (auto& [n, t] : params_) out_.add_param_name_off(n, t);
+}
+
+// The children of a struct, union or function type: those pass 1 kept,
+// or, for a DIE it did not meet, found now.
+std::span<const UnitTypes::Item> UnitTypes::items_of(const Pending& p) {
+  if (p.first_item != kNoItems) return {items_.data() + p.first_item, p.num_items};
+  walked_items_.clear();
+  if (!p.die.has_children) return {};
+  const Unit& unit = *p.die.unit;
+  DieCursor c(ctx_.dwarf, p.die);
+  Die child;
+  while (c.next(child)) {
+    if (c.depth() == 0) continue;
+    walked_items_.push_back({child.abbrev, child.offset - unit.global_base - unit.offset, child.attr_pos});
+    c.skip_children();
+  }
+  return walked_items_;
+}
+
+Die UnitTypes::item_die(const Item& item, const Unit& unit) {
+  Die d;
+  d.offset = unit.global_base + unit.offset + item.pos;
+  d.tag = item.abbrev->tag;
+  d.has_children = item.abbrev->has_children;
+  d.abbrev = item.abbrev;
+  d.unit = &unit;
+  d.attr_pos = item.attr_pos;
+  return d;
 }
 
 uint64_t UnitTypes::type_size(TypeId id) const {

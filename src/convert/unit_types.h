@@ -22,10 +22,14 @@
 // Cost. No heap allocation per DIE: the numbering is one vector of
 // (DIE offset, id) pairs sorted by offset (binary search), the scratch
 // vectors for members/parameters are reused, strings go straight into the
-// table's string index.
+// table's string index. The unit's DIEs are walked once: pass 1 keeps what
+// the later steps would otherwise walk the unit again for (the children of
+// structs, unions and function types as 16-byte references, the unit-level
+// subprograms and variables that collect_functions/collect_variables read).
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -89,6 +93,13 @@ class UnitTypes : public TypeLookup {
   // Counts for --stats.
   uint64_t dies_walked() const { return dies_walked_; }
 
+  // The unit-level (depth 1) DW_TAG_subprogram and DW_TAG_variable DIEs in
+  // DIE order, as pass 1 met them: what collect_functions and
+  // collect_variables read, without walking the unit again. Valid after
+  // convert_all().
+  std::span<const dwarf::Die> subprograms() const { return subprograms_; }
+  std::span<const dwarf::Die> variables() const { return variables_; }
+
  private:
   struct Slot {          // one numbered DIE, in DIE (offset) order
     uint64_t offset;
@@ -99,8 +110,21 @@ class UnitTypes : public TypeLookup {
     uint32_t what;       // kType, kTypeTag, kIndexInt
     btf::TypeId link;    // kTypeTag: the previous tag (0: the pointee); pointer: its last tag
     uint64_t parent;     // kTypeTag: the pointer DIE
+    // Structs, unions, function types: their children, items_[first_item,
+    // + num_items), when pass 1 met them; kNoItems for a DIE only
+    // type_id() met, whose children emit walks.
+    uint32_t first_item = kNoItems, num_items = 0;
   };
   enum : uint32_t { kType = 0, kTypeTag = 1, kIndexInt = 2 };
+  static constexpr uint32_t kNoItems = UINT32_MAX;
+  // A child DIE of a struct, union or function type as pass 1 met it:
+  // enough to read its attributes (type_attrs) without a cursor, in a
+  // third of a Die. Positions are in the reader of the parent's unit.
+  struct Item {
+    const dwarf::Abbrev* abbrev;
+    uint64_t pos;        // of the DIE
+    uint64_t attr_pos;   // of its first attribute
+  };
 
   void number_unit();
   void index_slots();
@@ -108,10 +132,12 @@ class UnitTypes : public TypeLookup {
   void drain();
   void emit(const Pending& p);
   void emit_base(const dwarf::Die& die, const dwarf::TypeAttrs& a);
-  void emit_struct(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self);
+  void emit_struct(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self, std::span<const Item> items);
   void emit_enum(const dwarf::Die& die, const dwarf::TypeAttrs& a);
   void emit_array(const dwarf::Die& die, const dwarf::TypeAttrs& a);
-  void emit_func_proto(const dwarf::Die& die, const dwarf::TypeAttrs& a);
+  void emit_func_proto(const dwarf::Die& die, const dwarf::TypeAttrs& a, std::span<const Item> items);
+  std::span<const Item> items_of(const Pending& p);
+  static dwarf::Die item_die(const Item& item, const dwarf::Unit& unit);
   void emit_pointer(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self);
   btf::TypeId index_type();
   uint64_t dwarf_type_byte_size(uint64_t die_offset, int depth = 0);
@@ -134,12 +160,15 @@ class UnitTypes : public TypeLookup {
   bool has_array_ = false;
   uint64_t dies_walked_ = 0;
   std::vector<DeclTag> decl_tags_;
+  std::vector<Item> items_;                         // children of structs and function types, per parent
+  std::vector<dwarf::Die> subprograms_, variables_;
 
   // Scratch, reused across DIEs.
   std::vector<btf::Btf::NewMember> members_;
   std::vector<std::pair<uint32_t, btf::TypeId>> params_;       // name offset, type
   std::vector<std::pair<uint32_t, uint64_t>> enumerators_;      // name offset, value
   std::vector<btf::TypeId> tag_chain_;
+  std::vector<Item> walked_items_;                  // items_of() a DIE pass 1 did not meet
 };
 
 }  // namespace btfc::convert

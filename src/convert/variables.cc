@@ -83,24 +83,23 @@ bool VariableIndex::has_object_symbol(std::string_view name, uint32_t shndx) con
   return std::binary_search(objects_.begin(), objects_.end(), std::pair<uint32_t, std::string_view>{shndx, name});
 }
 
-void collect_variables(const DwarfFile& dw, const Unit& unit, const VariableIndex& index, TypeLookup& types,
-                       const VariableOptions& options, UnitVariables& out) {
+namespace {
+
+// Both collect_variables: over `variables` when given, else over the
+// unit-level variables a walk of the unit finds.
+void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* variables,
+             const VariableIndex& index, TypeLookup& types, const VariableOptions& options, UnitVariables& out) {
   if (index.empty()) return;
   const elf::ElfFile& elf = index.elf();
   const bool relocatable = elf.type() == elf::ET_REL;
   const uint8_t* unit_bytes = unit.reader.bytes().data();
-  DieCursor cursor(dw, unit);
-  Die die;
-  while (cursor.next(die)) {
-    if (cursor.depth() == 0) continue;
-    if (die.tag != DW_TAG_variable) {
-      cursor.skip_children();
-      continue;
-    }
+  // One unit-level variable; `skip_children` moves the walk past its
+  // subtree (the walk over a list already found has nothing to skip).
+  auto add = [&](const Die& die, auto&& skip_children) {
     Attrs a = dw.attrs(die);
     if ((a.declaration && !a.specification) || a.artificial || a.location.empty()) {
-      cursor.skip_children();
-      continue;
+      skip_children();
+      return;
     }
     // The first op must be an address (pahole's VSCOPE_GLOBAL).
     const uint8_t op = a.location[0];
@@ -126,8 +125,8 @@ void collect_variables(const DwarfFile& dw, const Unit& unit, const VariableInde
           where_off = unit.addr_base + idx * unit.address_size;
         }
       } else {
-        cursor.skip_children();
-        continue;
+        skip_children();
+        return;
       }
       if (relocatable) {
         // Sections sit at address 0: the relocation names the section and
@@ -144,8 +143,8 @@ void collect_variables(const DwarfFile& dw, const Unit& unit, const VariableInde
       }
     }
     if (!shndx || !index.included(shndx)) {
-      cursor.skip_children();
-      continue;
+      skip_children();
+      return;
     }
     // Name, type, linkage and tags come from the declaration a definition
     // points to with DW_AT_specification (GCC puts DW_AT_external there).
@@ -154,24 +153,24 @@ void collect_variables(const DwarfFile& dw, const Unit& unit, const VariableInde
       decl = dw.die_at(*a.specification);
       a = dw.attrs(decl);
     }
-    cursor.skip_children();
+    skip_children();
     const std::string_view name = a.name;
-    if (name.empty() || filtered_name(name)) continue;
-    if (addr == 0 && !index.has_object_symbol(name, shndx)) continue;
+    if (name.empty() || filtered_name(name)) return;
+    if (addr == 0 && !index.has_object_symbol(name, shndx)) return;
     if (!name_valid(name)) {
-      if (options.encode_force) continue;
+      if (options.encode_force) return;
       throw Error(std::string(unit.section_name()), die.section_offset(),
                   "invalid variable name '" + std::string(name) + "' (use --btf_encode_force to skip such symbols)");
     }
     const btf::TypeId type = a.type ? types.type_id(*a.type) : 0;
     if (type == 0) {
-      if (options.encode_force) continue;
+      if (options.encode_force) return;
       throw Error(std::string(unit.section_name()), die.section_offset(),
                   "variable '" + std::string(name) + "' in CU '" + std::string(unit.name) + "' has void type");
     }
     btf::Btf& table = types.table();
     const uint64_t size = type_size(table, type, unit.address_size);
-    if (size == 0 || size > UINT32_MAX || addr > UINT32_MAX) continue;
+    if (size == 0 || size > UINT32_MAX || addr > UINT32_MAX) return;
     const btf::TypeId var =
         table.add_var(name, type, a.external ? btf::VarLinkage::GlobalAllocated : btf::VarLinkage::Static);
     if (options.decl_tag && decl.has_children) {
@@ -190,7 +189,34 @@ void collect_variables(const DwarfFile& dw, const Unit& unit, const VariableInde
       }
     }
     out.vars.push_back({shndx, var, static_cast<uint32_t>(addr), static_cast<uint32_t>(size)});
+  };
+  if (variables) {
+    for (const Die& die : *variables) add(die, [] {});
+    return;
   }
+  DieCursor cursor(dw, unit);
+  Die die;
+  while (cursor.next(die)) {
+    if (cursor.depth() == 0) continue;
+    if (die.tag != DW_TAG_variable) {
+      cursor.skip_children();
+      continue;
+    }
+    add(die, [&] { cursor.skip_children(); });
+  }
+}
+
+}  // namespace
+
+void collect_variables(const DwarfFile& dw, const Unit& unit, const VariableIndex& index, TypeLookup& types,
+                       const VariableOptions& options, UnitVariables& out) {
+  collect(dw, unit, nullptr, index, types, options, out);
+}
+
+void collect_variables(const DwarfFile& dw, const Unit& unit, std::span<const Die> variables,
+                       const VariableIndex& index, TypeLookup& types, const VariableOptions& options,
+                       UnitVariables& out) {
+  collect(dw, unit, &variables, index, types, options, out);
 }
 
 void emit_variables(const VariableIndex& index, std::span<const UnitVariables* const> units, btf::Btf& out) {

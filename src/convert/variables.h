@@ -81,6 +81,11 @@ struct UnitVariables {
 // btfc::Error for an invalid name or a void type unless encode_force.
 void collect_variables(const dwarf::DwarfFile& dw, const dwarf::Unit& unit, const VariableIndex& index,
                        TypeLookup& types, const VariableOptions& options, UnitVariables& out);
+// The same, given the unit-level DW_TAG_variable DIEs in DIE order (what
+// UnitTypes::variables() kept), instead of walking the unit for them.
+void collect_variables(const dwarf::DwarfFile& dw, const dwarf::Unit& unit, std::span<const dwarf::Die> variables,
+                       const VariableIndex& index, TypeLookup& types, const VariableOptions& options,
+                       UnitVariables& out);
 
 // One DATASEC per section with variables, in section index order: entries
 // sorted by offset, size = end of the last one.
