@@ -19,7 +19,11 @@ struct ElfFile::Cached {
   std::atomic<bool> ready{false};
   Bytes data;
   std::vector<uint8_t> owned;
-  std::vector<ElfFile::RelocTarget> targets;  // relocation_section() of this section
+  // relocation_section() of this section: find_target if `searchable`,
+  // else `targets`, built under `mu` on first use.
+  bool searchable = false;
+  std::atomic<bool> targets_ready{false};
+  std::vector<ElfFile::RelocTarget> targets;
 };
 
 ElfFile::~ElfFile() = default;
@@ -224,10 +228,9 @@ Bytes ElfFile::section_data(const Section& s) const {
     // On error nothing is cached: the next call recomputes and throws the
     // same error, which keeps the message independent of who asked first.
     try {
-      c.data = compute_section_data(sec, c.owned, &c.targets);
+      c.data = compute_section_data(sec, c.owned, c.searchable);
     } catch (Error& e) {
       c.owned.clear();
-      c.targets.clear();
       throw e.with_file(path_);
     }
     c.ready.store(true, std::memory_order_release);
@@ -235,12 +238,12 @@ Bytes ElfFile::section_data(const Section& s) const {
   return c.data;
 }
 
-Bytes ElfFile::compute_section_data(const Section& s, std::vector<uint8_t>& owned,
-                                    std::vector<RelocTarget>* targets) const {
+Bytes ElfFile::compute_section_data(const Section& s, std::vector<uint8_t>& owned, bool& searchable) const {
   Bytes data = decompressed_data(s, owned);
+  searchable = false;
   if (type_ == ET_REL && is_debug_name(s.name) && !relocations_for_[s.index].empty()) {
     if (owned.empty() && !data.empty()) owned.assign(data.begin(), data.end());
-    apply_relocations(s, owned, targets);
+    searchable = apply_relocations(s, owned);
     // The mapped original and its relocations are read once (amdgpu.ko:
     // 94 MB of .debug_info, 143 MB of .rela.debug_info): drop their pages.
     // A decompressed copy is not part of the mapping and stays as it is.
@@ -256,9 +259,22 @@ Bytes ElfFile::compute_section_data(const Section& s, std::vector<uint8_t>& owne
 
 uint32_t ElfFile::relocation_section(const Section& s, uint64_t offset) const {
   if (type_ != ET_REL || s.index >= sections_.size()) return 0;
-  section_data(s);  // computes the targets with the relocated bytes
-  const Cached& c = cache_[s.index];
+  section_data(s);  // checks every relocation (and throws as it does)
+  Cached& c = cache_[s.index];
   if (!c.ready.load(std::memory_order_acquire)) return 0;
+  if (c.searchable) return find_target(sections_[s.index], offset);
+  if (!c.targets_ready.load(std::memory_order_acquire)) {
+    std::lock_guard lock(c.mu);
+    if (!c.targets_ready.load(std::memory_order_relaxed)) {
+      try {
+        collect_targets(sections_[s.index], c.targets);
+      } catch (Error& e) {
+        c.targets.clear();
+        throw e.with_file(path_);
+      }
+      c.targets_ready.store(true, std::memory_order_release);
+    }
+  }
   auto it = std::lower_bound(c.targets.begin(), c.targets.end(), offset,
                              [](const RelocTarget& t, uint64_t off) { return t.offset < off; });
   return it != c.targets.end() && it->offset == offset ? it->shndx : 0;

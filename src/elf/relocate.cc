@@ -179,18 +179,60 @@ void store_width(uint8_t* p, unsigned width, uint64_t v, bool be) {
   }
 }
 
+// One relocation entry, decoded with fixed-offset loads.
+struct Entry {
+  uint64_t offset;
+  uint64_t sym;
+  uint32_t type;
+  int64_t addend;
+};
+
+class Decoder {
+ public:
+  Decoder(bool is_64, bool be, bool mips64, bool rela)
+      : is_64_(is_64), be_(be), mips64_(mips64), rela_(rela), entsize_((is_64 ? 8 : 4) * (rela ? 3 : 2)) {}
+  size_t entsize() const { return entsize_; }
+  Entry operator()(const uint8_t* p) const {
+    Entry e{};
+    if (is_64_) {
+      e.offset = load<uint64_t>(p, be_);
+      if (mips64_) {
+        // MIPS64 packs r_info as r_sym (32 bits) then four one-byte fields,
+        // the type last, in the file's byte order; only the first type is
+        // used here.
+        e.sym = load<uint32_t>(p + 8, be_);
+        e.type = p[15];
+      } else {
+        uint64_t info = load<uint64_t>(p + 8, be_);
+        e.sym = info >> 32;
+        e.type = static_cast<uint32_t>(info & 0xffffffff);
+      }
+      if (rela_) e.addend = static_cast<int64_t>(load<uint64_t>(p + 16, be_));
+    } else {
+      e.offset = load<uint32_t>(p, be_);
+      uint32_t info = load<uint32_t>(p + 4, be_);
+      e.sym = info >> 8;
+      e.type = info & 0xff;
+      if (rela_) e.addend = static_cast<int32_t>(load<uint32_t>(p + 8, be_));
+    }
+    return e;
+  }
+
+ private:
+  bool is_64_, be_, mips64_, rela_;
+  size_t entsize_;
+};
+
 }  // namespace
 
-void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& data,
-                                std::vector<RelocTarget>* targets) const {
+bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data) const {
   const std::vector<Symbol>& syms = symbols();
   const Section* symtab = nullptr;
   for (const Section& s : sections_)
     if (s.type == SHT_SYMTAB) symtab = &s;
   const bool be = big_endian_;
-  // MIPS64 packs r_info as r_sym (32 bits) then four one-byte fields, the
-  // type last, in the file's byte order; only the first type is used here.
   const bool mips64 = machine_ == EM_MIPS && is_64_;
+  bool searchable = true;
   for (uint32_t ri : relocations_for_[target.index]) {
     const Section& rel = sections_[ri];
     const std::string rel_name(rel.name);
@@ -200,36 +242,24 @@ void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& dat
                                    ", which is not the file's .symtab");
     std::vector<uint8_t> rel_owned;
     Bytes entries = decompressed_data(rel, rel_owned);
-    const size_t entsize = (is_64_ ? 8 : 4) * (rela ? 3 : 2);
+    const Decoder decode(is_64_, be, mips64, rela);
+    const size_t entsize = decode.entsize();
     const size_t n = entries.size() / entsize;
     const uint8_t* p = entries.data();
+    searchable &= !(rel.flags & SHF_COMPRESSED);
+    uint64_t last = 0;
     for (size_t i = 0; i < n; i++, p += entsize) {
-      uint64_t offset, info, sym, type;
-      int64_t addend = 0;
-      if (is_64_) {
-        offset = load<uint64_t>(p, be);
-        if (mips64) {
-          sym = load<uint32_t>(p + 8, be);
-          type = p[15];
-        } else {
-          info = load<uint64_t>(p + 8, be);
-          sym = info >> 32;
-          type = info & 0xffffffff;
-        }
-        if (rela) addend = static_cast<int64_t>(load<uint64_t>(p + 16, be));
-      } else {
-        offset = load<uint32_t>(p, be);
-        info = load<uint32_t>(p + 4, be);
-        sym = info >> 8;
-        type = info & 0xff;
-        if (rela) addend = static_cast<int32_t>(load<uint32_t>(p + 8, be));
-      }
+      const Entry e = decode(p);
+      const uint64_t offset = e.offset, sym = e.sym;
+      searchable &= offset >= last;
+      last = offset;
+      const int64_t addend = e.addend;
       const uint64_t entry_offset = i * entsize;
-      Howto how = classify(machine_, static_cast<uint32_t>(type));
+      Howto how = classify(machine_, e.type);
       if (how.op == Op::None) continue;
       if (how.op == Op::Unknown)
         throw Error(rel_name, entry_offset,
-                    "unknown relocation type " + std::to_string(type) + " for " + machine_name(machine_));
+                    "unknown relocation type " + std::to_string(e.type) + " for " + machine_name(machine_));
       if (offset > data.size() || how.width > data.size() - offset)
         throw Error(rel_name, entry_offset,
                     "relocation offset " + hex(offset) + " is outside " + std::string(target.name) + " (size " +
@@ -246,10 +276,7 @@ void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& dat
       const uint64_t A = rela ? static_cast<uint64_t>(addend) : load_width(loc, w, be);
       const uint64_t V = S + A;
       switch (how.op) {
-        case Op::Abs:
-          store_width(loc, w, V, be);
-          if (targets && s.shndx != SHN_UNDEF && s.shndx < 0xff00) targets->push_back({offset, s.shndx});
-          break;
+        case Op::Abs: store_width(loc, w, V, be); break;
         case Op::PcRel: store_width(loc, w, V - offset, be); break;
         case Op::Add: store_width(loc, w, load_width(loc, w, be) + S + static_cast<uint64_t>(addend), be); break;
         case Op::Sub: store_width(loc, w, load_width(loc, w, be) - S - static_cast<uint64_t>(addend), be); break;
@@ -278,11 +305,60 @@ void ElfFile::apply_relocations(const Section& target, std::vector<uint8_t>& dat
       }
     }
   }
+  return searchable;
+}
+
+uint32_t ElfFile::find_target(const Section& target, uint64_t offset) const {
+  // The entries apply_relocations accepted, in the mapped file: a binary
+  // search for the first entry at `offset`, then the first absolute one
+  // there whose symbol has a section. Relocation sections in order, so the
+  // answer is collect_targets' first at that offset.
+  const std::vector<Symbol>& syms = symbols();
+  const bool mips64 = machine_ == EM_MIPS && is_64_;
+  for (uint32_t ri : relocations_for_[target.index]) {
+    const Section& rel = sections_[ri];
+    const Bytes entries = raw_data(rel);
+    const Decoder decode(is_64_, big_endian_, mips64, rel.type == SHT_RELA);
+    const size_t entsize = decode.entsize(), n = entries.size() / entsize;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (decode(entries.data() + mid * entsize).offset < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    for (size_t i = lo; i < n; i++) {
+      const Entry e = decode(entries.data() + i * entsize);
+      if (e.offset != offset) break;
+      if (classify(machine_, e.type).op != Op::Abs || e.sym >= syms.size()) continue;
+      const Symbol& s = syms[e.sym];
+      if (s.shndx != SHN_UNDEF && s.shndx < 0xff00) return s.shndx;
+    }
+  }
+  return 0;
+}
+
+void ElfFile::collect_targets(const Section& target, std::vector<RelocTarget>& out) const {
+  // Runs after apply_relocations accepted every entry, so the checks here
+  // only keep a changed file from reading out of bounds, never report.
+  const std::vector<Symbol>& syms = symbols();
+  const bool mips64 = machine_ == EM_MIPS && is_64_;
+  for (uint32_t ri : relocations_for_[target.index]) {
+    const Section& rel = sections_[ri];
+    std::vector<uint8_t> rel_owned;
+    Bytes entries = decompressed_data(rel, rel_owned);
+    const Decoder decode(is_64_, big_endian_, mips64, rel.type == SHT_RELA);
+    const size_t n = entries.size() / decode.entsize();
+    for (size_t i = 0; i < n; i++) {
+      const Entry e = decode(entries.data() + i * decode.entsize());
+      if (classify(machine_, e.type).op != Op::Abs || e.sym >= syms.size()) continue;
+      const Symbol& s = syms[e.sym];
+      if (s.shndx != SHN_UNDEF && s.shndx < 0xff00) out.push_back({e.offset, s.shndx});
+    }
+  }
   // Compilers emit relocations in offset order (amdgpu.ko: 6M of them), so
   // checking is usually all the sorting there is.
   auto by_offset = [](const RelocTarget& a, const RelocTarget& b) { return a.offset < b.offset; };
-  if (targets && !std::is_sorted(targets->begin(), targets->end(), by_offset))
-    std::stable_sort(targets->begin(), targets->end(), by_offset);
+  if (!std::is_sorted(out.begin(), out.end(), by_offset)) std::stable_sort(out.begin(), out.end(), by_offset);
 }
 
 }  // namespace btfc::elf

@@ -368,5 +368,66 @@ TEST(ElfRelocate, RiscvPairs) {
   EXPECT_EQ(error_of(bad.bytes, ".debug_line"), "t.o: .rela.debug_line+0x0: unknown relocation type 200 for RISC-V");
 }
 
+// ElfFile::relocation_section: the section of the symbol of the first
+// absolute relocation at an offset (a section symbol's own section, or a
+// defined symbol's st_shndx); none for PC-relative types, undefined or
+// SHN_ABS symbols, R_*_NONE, or offsets no relocation starts at. Worked out
+// by hand from the entries below. Entries in offset order are searched in
+// place (in each of two sections, the first section first); out of order
+// they take the other path, a sorted list; every layout must give the same
+// answers.
+TEST(ElfRelocate, RelocationSectionOfEachOffset) {
+  std::vector<uint8_t> symtab(5 * 24, 0);
+  symtab[24 + 4] = elf::STT_SECTION;  // 1: section symbol of .debug_info (1)
+  put16(symtab, 24 + 6, 1);
+  symtab[48 + 4] = elf::STB_GLOBAL << 4;  // 2: undefined
+  symtab[72 + 4] = elf::STT_OBJECT;       // 3: absolute
+  put16(symtab, 72 + 6, 0xfff1);
+  symtab[96 + 4] = elf::STT_OBJECT;  // 4: an object in section 3 (.strtab will do)
+  put16(symtab, 96 + 6, 3);
+  put64(symtab, 96 + 8, 0x40);
+  auto entries = [](std::initializer_list<std::vector<uint8_t>> list) {
+    std::vector<uint8_t> out;
+    for (const auto& e : list) out.insert(out.end(), e.begin(), e.end());
+    return out;
+  };
+  const auto at0 = rela64(0, 1, 10, 0);        // R_X86_64_32 -> 1
+  const auto at4 = rela64(4, 4, 2, 0);         // R_X86_64_PC32: not absolute
+  const auto at8_undef = rela64(8, 2, 1, 0);   // R_X86_64_64 of an undefined symbol
+  const auto at8 = rela64(8, 4, 1, 0);         // then of symbol 4 -> 3
+  const auto at16 = rela64(16, 3, 1, 0);       // SHN_ABS
+  const auto at24 = rela64(24, 4, 10, 0);      // first at 24 -> 3
+  const auto at24_late = rela64(24, 1, 10, 0); // a second one at 24 does not count
+  const auto at28 = rela64(28, 1, 0, 0);       // R_X86_64_NONE
+  const std::vector<std::pair<uint64_t, uint32_t>> want = {{0, 1}, {4, 0}, {8, 3}, {16, 0}, {24, 3},
+                                                           {28, 0}, {2, 0}, {12, 0}, {40, 0}};
+  auto build = [&](std::vector<uint8_t> first, std::vector<uint8_t> second) {
+    std::vector<Sec> secs = {{".debug_info", elf::SHT_PROGBITS, 0, std::vector<uint8_t>(32, 0)},
+                             {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 2, 24},
+                             {".strtab", elf::SHT_STRTAB, 0, {0}},
+                             {".rela.debug_info", elf::SHT_RELA, 0, first, 2, 1, 24}};
+    if (!second.empty()) secs.push_back({".rela.debug_info", elf::SHT_RELA, 0, second, 2, 1, 24});
+    return encode(secs);
+  };
+  struct Case {
+    const char* name;
+    Layout layout;
+  };
+  std::vector<Case> cases = {
+      {"sorted", build(entries({at0, at4, at8_undef, at8, at16, at24, at24_late, at28}), {})},
+      {"unsorted", build(entries({at28, at24, at24_late, at16, at8_undef, at8, at4, at0}), {})},
+      {"two sections", build(entries({at0, at8_undef, at24}), entries({at4, at8, at16, at24_late, at28}))},
+  };
+  for (const Case& c : cases) {
+    auto f = elf::ElfFile::parse(c.layout.bytes, "t.o");
+    const elf::Section* info = f->find_section(".debug_info");
+    ASSERT_NE(info, nullptr);
+    for (auto [offset, shndx] : want) EXPECT_EQ(f->relocation_section(*info, offset), shndx) << c.name << " at " << offset;
+    // Symbol 4's value lands at 8 (R_X86_64_64 of symbol 4 comes last there).
+    Bytes d = f->section_data(*info);
+    EXPECT_EQ(load<uint64_t>(d.data() + 8, false), 0x40u) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace btfc
