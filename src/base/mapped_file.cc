@@ -36,22 +36,43 @@ MappedFile MappedFile::open(const std::string& path) {
     }
     f.data_ = static_cast<const uint8_t*>(p);
   }
-  ::close(fd);
+  f.fd_ = fd;
   return f;
 }
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    fd_ = std::exchange(other.fd_, -1);
   }
   return *this;
 }
 
 MappedFile::~MappedFile() {
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool MappedFile::read(uint64_t offset, std::span<uint8_t> out) const {
+  if (fd_ < 0) return false;
+  if (offset > size_ || out.size() > size_ - offset)
+    throw Error("cannot read " + std::to_string(out.size()) + " bytes at offset " + std::to_string(offset) +
+                ": outside the file").with_file(path_);
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    // The file was mapped at its full size: a short read means it shrank.
+    if (n <= 0)
+      throw Error(std::string("cannot read: ") + (n < 0 ? std::strerror(errno) : "file shrank while open"))
+          .with_file(path_);
+    done += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 void MappedFile::release(Bytes range) const {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "base/reader.h"
@@ -34,10 +35,19 @@ class MappedFile {
   // copy on the heap) is left alone.
   void release(Bytes range) const;
 
+  // Copies `out.size()` bytes from `offset` of the file into `out` with
+  // pread: a copy made this way never maps (and later unmaps) the file's
+  // pages in this process, which costs more than the copy for a section
+  // read once (a module's .debug_info, relocated in the copy). Returns
+  // false if there is no file (a default-constructed MappedFile); throws
+  // btfc::Error naming the file if reading fails or the range is outside it.
+  bool read(uint64_t offset, std::span<uint8_t> out) const;
+
  private:
   std::string path_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  int fd_ = -1;  // kept open for read()
 };
 
 }  // namespace btfc

@@ -18,7 +18,8 @@ struct ElfFile::Cached {
   std::mutex mu;
   std::atomic<bool> ready{false};
   Bytes data;
-  std::vector<uint8_t> owned;
+  std::vector<uint8_t> owned;  // decompressed contents (relocated in place)
+  PageBuffer copy;             // an uncompressed section's relocated copy
   // relocation_section() of this section: find_target if `searchable`,
   // else `targets`, built under `mu` on first use.
   bool searchable = false;
@@ -228,9 +229,10 @@ Bytes ElfFile::section_data(const Section& s) const {
     // On error nothing is cached: the next call recomputes and throws the
     // same error, which keeps the message independent of who asked first.
     try {
-      c.data = compute_section_data(sec, c.owned, c.searchable);
+      c.data = compute_section_data(sec, c);
     } catch (Error& e) {
       c.owned.clear();
+      c.copy.reset();
       throw e.with_file(path_);
     }
     c.ready.store(true, std::memory_order_release);
@@ -238,23 +240,26 @@ Bytes ElfFile::section_data(const Section& s) const {
   return c.data;
 }
 
-Bytes ElfFile::compute_section_data(const Section& s, std::vector<uint8_t>& owned, bool& searchable) const {
-  Bytes data = decompressed_data(s, owned);
-  searchable = false;
-  if (type_ == ET_REL && is_debug_name(s.name) && !relocations_for_[s.index].empty()) {
-    if (owned.empty() && !data.empty()) owned.assign(data.begin(), data.end());
-    searchable = apply_relocations(s, owned);
-    // The mapped original and its relocations are read once (amdgpu.ko:
-    // 94 MB of .debug_info, 143 MB of .rela.debug_info): drop their pages.
-    // A decompressed copy is not part of the mapping and stays as it is.
-    release(data);
-    for (uint32_t ri : relocations_for_[s.index]) {
-      std::vector<uint8_t> unused;
-      if (!(sections_[ri].flags & SHF_COMPRESSED)) release(decompressed_data(sections_[ri], unused));
-    }
-    data = owned;
+Bytes ElfFile::compute_section_data(const Section& s, Cached& c) const {
+  Bytes data = decompressed_data(s, c.owned);
+  c.searchable = false;
+  if (type_ != ET_REL || !is_debug_name(s.name) || relocations_for_[s.index].empty()) return data;
+  std::span<uint8_t> out = c.owned;
+  if (c.owned.empty() && !data.empty()) {
+    // Not compressed: relocate a copy, read from the file rather than the
+    // mapping so the original's pages are never mapped (see MappedFile::read).
+    c.copy = PageBuffer(data.size());
+    out = c.copy.span();
+    if (!file_.read(s.offset, out)) std::memcpy(out.data(), data.data(), data.size());
   }
-  return data;
+  c.searchable = apply_relocations(s, out);
+  // The relocations are read once (amdgpu.ko: 143 MB of .rela.debug_info):
+  // drop their pages. A decompressed copy is not part of the mapping.
+  for (uint32_t ri : relocations_for_[s.index]) {
+    std::vector<uint8_t> unused;
+    if (!(sections_[ri].flags & SHF_COMPRESSED)) release(decompressed_data(sections_[ri], unused));
+  }
+  return out;
 }
 
 uint32_t ElfFile::relocation_section(const Section& s, uint64_t offset) const {

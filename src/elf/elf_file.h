@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "base/mapped_file.h"
+#include "base/page_buffer.h"
 #include "base/reader.h"
 
 namespace btfc::elf {
@@ -145,7 +146,7 @@ class ElfFile {
     uint64_t offset;
     uint32_t shndx;
   };
-  Bytes compute_section_data(const Section& s, std::vector<uint8_t>& owned, bool& searchable) const;
+  Bytes compute_section_data(const Section& s, Cached& c) const;
   // Contents after decompression only (compression.cc).
   Bytes decompressed_data(const Section& s, std::vector<uint8_t>& owned) const;
   // Applies every relocation section aimed at `s` to `data` (relocate.cc).

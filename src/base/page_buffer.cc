@@ -1,0 +1,42 @@
+#include "base/page_buffer.h"
+
+#include <sys/mman.h>
+
+#include <new>
+
+namespace btfc {
+
+PageBuffer::PageBuffer(size_t size) : size_(size) {
+  if (size < kMapped) {
+    data_ = size ? new uint8_t[size] : nullptr;  // default-initialised: no zeroing pass
+    return;
+  }
+  // Whole huge pages, so the last one is not left to small pages.
+  const size_t length = (size + kMapped - 1) & ~(kMapped - 1);
+  void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  // Advice only: without THP (or with it off) the buffer is simply made of
+  // small pages.
+  madvise(p, length, MADV_HUGEPAGE);
+  data_ = static_cast<uint8_t*>(p);
+  mapped_ = length;
+}
+
+PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
+  if (this != &other) {
+    reset();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, 0);
+  }
+  return *this;
+}
+
+void PageBuffer::reset() {
+  if (mapped_) munmap(data_, mapped_);
+  else delete[] data_;
+  data_ = nullptr;
+  size_ = mapped_ = 0;
+}
+
+}  // namespace btfc

@@ -1,0 +1,42 @@
+// A writable byte buffer for a processed copy of file data (a relocated
+// .debug_info), uninitialised, sized once.
+//
+// Large buffers are their own anonymous mapping with transparent huge pages
+// asked for: amdgpu.ko's 94 MB .debug_info then costs ~50 page faults
+// instead of ~23,000, and the DIE walks over it miss the TLB less. Small
+// ones come from the heap, where freed blocks of earlier files are reused.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+namespace btfc {
+
+class PageBuffer {
+ public:
+  PageBuffer() = default;
+  // Throws std::bad_alloc if the memory cannot be had.
+  explicit PageBuffer(size_t size);
+  PageBuffer(PageBuffer&& other) noexcept { *this = std::move(other); }
+  PageBuffer& operator=(PageBuffer&& other) noexcept;
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+  ~PageBuffer() { reset(); }
+
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::span<uint8_t> span() const { return {data_, size_}; }
+  void reset();
+
+  // Sizes from which a buffer is its own huge-page mapping.
+  static constexpr size_t kMapped = size_t{2} << 20;
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t mapped_ = 0;  // length of the mapping, 0 for a heap block
+};
+
+}  // namespace btfc
