@@ -223,6 +223,30 @@ class Decoder {
   size_t entsize_;
 };
 
+// classify() behind a small direct-mapped memo: a section's relocations
+// use two or three types, and the nested switches cost ~20 instructions a
+// call (14% of the read phase of 400 modules, 7M relocations).
+class HowtoMemo {
+ public:
+  explicit HowtoMemo(uint16_t machine) : machine_(machine) {}
+  Howto operator()(uint32_t type) {
+    Slot& s = slots_[type & (kSlots - 1)];
+    if (s.type != type) s = {type, classify(machine_, type)};
+    return s.how;
+  }
+
+ private:
+  static constexpr size_t kSlots = 64;
+  struct Slot {
+    // An empty slot claims type ~0u with the default Howto (Unknown), which
+    // is what classify() says of that type too.
+    uint32_t type = ~0u;
+    Howto how;
+  };
+  uint16_t machine_;
+  Slot slots_[kSlots];
+};
+
 }  // namespace
 
 bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data) const {
@@ -232,6 +256,7 @@ bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data) 
     if (s.type == SHT_SYMTAB) symtab = &s;
   const bool be = big_endian_;
   const bool mips64 = machine_ == EM_MIPS && is_64_;
+  HowtoMemo howto(machine_);
   bool searchable = true;
   for (uint32_t ri : relocations_for_[target.index]) {
     const Section& rel = sections_[ri];
@@ -255,7 +280,7 @@ bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data) 
       last = offset;
       const int64_t addend = e.addend;
       const uint64_t entry_offset = i * entsize;
-      Howto how = classify(machine_, e.type);
+      const Howto how = howto(e.type);
       if (how.op == Op::None) continue;
       if (how.op == Op::Unknown)
         throw Error(rel_name, entry_offset,
