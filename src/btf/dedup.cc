@@ -28,6 +28,7 @@ namespace {
 constexpr uint32_t MAX_ID = 0x7fffffff;         // libbpf's BTF_MAX_NR_TYPES
 constexpr uint32_t UNPROCESSED = 0xffffffff;
 constexpr uint32_t IN_PROGRESS = 0xfffffffe;
+constexpr uint32_t NOT_IN_BASE = 0xfffffffd;  // dedup_strings: a string to add to the split table
 const uint32_t VOID_RECORD[3] = {0, 0, 0};
 
 // Mixes one word into a 64-bit signature (multiply-xorshift; good enough
@@ -373,6 +374,52 @@ class BaseHits {
   size_t count_ = 0;
 };
 
+// Names one chunk of dedup's string pass has met, with what each resolved
+// to (a base offset or NOT_IN_BASE): a module's units repeat their names
+// many times, and this table stays in cache where the base's does not.
+class ChunkNames {
+ public:
+  ChunkNames() : slots_(1024) {}
+  std::optional<uint32_t> find(std::string_view s, uint64_t h) const {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (!slot.text) return std::nullopt;
+      if (slot.tag == tag_of(h) && slot.len == s.size() && std::memcmp(slot.text, s.data(), s.size()) == 0)
+        return slot.result;
+    }
+  }
+  // `s` (not in the table yet) must stay where it is while the table lives.
+  void add(std::string_view s, uint64_t h, uint32_t result) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    insert({s.data(), static_cast<uint32_t>(s.size()), tag_of(h), result}, h);
+    ++count_;
+  }
+
+ private:
+  struct Slot {
+    const char* text = nullptr;  // nullptr = empty
+    uint32_t len = 0;
+    uint32_t tag = 0;  // the hash's high half
+    uint32_t result = 0;
+  };
+  static uint32_t tag_of(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
+  void insert(const Slot& s, uint64_t h) {
+    size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    while (slots_[i].text) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    for (const Slot& s : old)
+      if (s.text) insert(s, StringTable::hash(std::string_view(s.text, s.len)));
+  }
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+};
+
 // The per-id arrays of a dedup on a prepared base, kept by the DedupBase
 // and reused. Batch mode deduplicates thousands of modules on one base:
 // filling the base's part of these arrays (100k ids) and copying its
@@ -412,7 +459,7 @@ struct DedupBase::Impl {
 };
 
 DedupBase::DedupBase(const Btf& base)
-    : impl_(new Impl{base, CandidateIndex(base.end_id(), 1024), UniqueNames(base.end_id())}) {
+    : impl_(new Impl{base, CandidateIndex(base.end_id(), 1024), UniqueNames(base.end_id()), {}, {}}) {
   index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
   for (uint32_t id = 1; id < base.end_id(); ++id) {
     const uint32_t* r = base.record(id);
@@ -564,6 +611,66 @@ class Deduper {
     map_[id] = to;
   }
 
+  // Split BTF: the base offset of every string the records name, or
+  // NOT_IN_BASE, into shared_remap (the .debug_str offsets of `named`) and
+  // remap (every string that starts in this table's own bytes; a record
+  // naming the middle of one stays UNPROCESSED and is looked up on its
+  // own). The strings are read in offset order, so that the bytes stream
+  // through the cache instead of costing a miss per name, and in parallel
+  // chunks: the base is only read. A module's units bring many copies of
+  // each name (every unit's .debug_str part, gcc's inline names), so each
+  // chunk keeps a small table of the names it has met. The pass that
+  // follows adds the new strings in record order, as libbpf does.
+  void resolve_in_base(const std::vector<uint64_t>& named, std::vector<uint32_t>& shared_remap,
+                       std::vector<uint32_t>& remap) {
+    const Btf& base = *btf_.base();
+    auto resolve = [&](ChunkNames& met, std::string_view s) {
+      uint64_t h = StringTable::hash(s);
+      if (std::optional<uint32_t> seen = met.find(s, h)) return *seen;
+      std::optional<uint32_t> in_base = base.find_string(s, h);
+      uint32_t result = in_base ? *in_base : NOT_IN_BASE;
+      met.add(s, h, result);
+      return result;
+    };
+    constexpr size_t kWords = size_t{1} << 17;  // 8 MB of the shared region per chunk
+    std::span<const char> shared = btf_.shared_strings();
+    size_t shared_chunks = (named.size() + kWords - 1) / kWords;
+    std::vector<uint32_t> chunk_rank(shared_chunks + 1, 0);
+    for (size_t c = 0; c < shared_chunks; c++) {
+      uint32_t n = 0;
+      for (size_t w = c * kWords; w < std::min(named.size(), (c + 1) * kWords); w++)
+        n += static_cast<uint32_t>(__builtin_popcountll(named[w]));
+      chunk_rank[c + 1] = chunk_rank[c] + n;
+    }
+    std::span<const char> own = btf_.strings().bytes();
+    constexpr size_t kBytes = size_t{1} << 23;
+    size_t own_chunks = (own.size() + kBytes - 1) / kBytes;
+    // Task c takes chunk c of each region, with one table of names met:
+    // a small module's two regions name the same strings.
+    parallel_for(std::max(shared_chunks, own_chunks), [&](size_t c) {
+      ChunkNames met;
+      if (c < shared_chunks) {
+        uint32_t r = chunk_rank[c];
+        for (size_t w = c * kWords; w < std::min(named.size(), (c + 1) * kWords); w++)
+          for (uint64_t bits = named[w]; bits; bits &= bits - 1) {
+            size_t pos = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+            shared_remap[r++] = resolve(met, std::string_view(shared.data() + pos));
+          }
+      }
+      if (c >= own_chunks) return;
+      // The strings that start in [lo, hi) of the table's own bytes.
+      size_t lo = c * kBytes, hi = std::min(own.size(), lo + kBytes);
+      while (lo < hi && lo > 0 && own[lo - 1] != '\0') lo++;
+      for (size_t off = lo; off < hi;) {
+        const void* nul = std::memchr(own.data() + off, 0, own.size() - off);
+        if (!nul) break;  // unterminated tail: left to the record pass, which reports it
+        std::string_view s(own.data() + off, static_cast<const char*>(nul) - (own.data() + off));
+        remap[off] = s.empty() ? 0 : resolve(met, s);
+        off += s.size() + 1;
+      }
+    });
+  }
+
   void dedup_strings() {
     uint32_t start_off = btf_.start_str_off();
     const Btf* base = btf_.base();
@@ -589,11 +696,9 @@ class Deduper {
         rank[w + 1] = rank[w] + static_cast<uint32_t>(__builtin_popcountll(named[w]));
     }
     std::vector<uint32_t> shared_remap(rank.back(), UNPROCESSED);
-    // Split BTF: gcc writes a name a unit uses once into the unit's DIEs
-    // (DW_FORM_string), so the units bring millions of copies of a few
-    // hundred thousand names (amdgpu.ko: 5.4M). Each distinct name is
-    // looked up in the base once; its copies find it in the small tables
-    // of names met so far, which stay in cache where the base's does not.
+    // Split BTF: every distinct old string is looked up in the base
+    // beforehand, in parallel and in offset order (see resolve_in_base).
+    if (base) resolve_in_base(named, shared_remap, remap);
     BaseHits base_hits(base);
     for (uint32_t id = start_; id < end_; ++id) {
       visit_str_off_words(own(id), [&](uint32_t& off) {
@@ -609,7 +714,10 @@ class Deduper {
         } else {
           fail(id, "string offset " + std::to_string(off) + " out of range");
         }
-        if (*m == UNPROCESSED) {
+        if (*m == NOT_IN_BASE) {
+          std::string_view s = btf_.str(off);
+          *m = start_off + strings.add(s, StringTable::hash(s));
+        } else if (*m == UNPROCESSED) {
           std::string_view s = btf_.str(off);
           uint64_t h = StringTable::hash(s);
           if (!base) {

@@ -339,6 +339,44 @@ TEST(Dedup, SplitMapsNewTypesToBase) {
   BTFC_EXPECT_LOADS(testing::glue_split(write_raw(base), write_raw(ours)));
 }
 
+// Split BTF whose records name strings in every way the string pass must
+// handle: a name equal to a base name, a new name used twice, and names
+// that start in the middle of a stored string (BTF allows any offset), one
+// of whose tails is a base name. libbpf gives the same bytes.
+TEST(Dedup, SplitStringOffsetsIntoStringsMatchLibbpf) {
+  Btf base;
+  TypeId i = base.add_int("int", 4, INT_SIGNED);
+  base.add_struct("S", 8);
+  base.add_member("next", i, 0);
+  Btf split(&base);
+  uint32_t my_int = split.add_string("my_int");
+  uint32_t xnext = split.add_string("xnext");
+  uint32_t fresh = split.add_string("fresh_name");
+  TypeId t = split.add_typedef_name_off(my_int + 3, i);  // "int": the base's string
+  TypeId u = split.add_typedef_name_off(my_int, i);      // "my_int": new
+  TypeId s = split.add_struct_name_off(fresh, 8);
+  split.add_member_name_off(xnext + 1, t, 0);            // "next": the base's
+  split.add_member_name_off(fresh + 6, u, 32);           // "name": new, inside "fresh_name"
+  TypeId v = split.add_struct_name_off(fresh, 8);        // a twin of s
+  split.add_member_name_off(xnext + 1, t, 0);
+  split.add_member_name_off(fresh + 6, u, 32);
+  (void)s;
+  (void)v;
+
+  Btf ours = read_raw(write_raw(split), &base);
+  dedup(ours, kLibbpf11);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  Btf theirs = libbpf_dedup(split, &base, lbase.get());
+  EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
+  ASSERT_EQ(ours.type_count(), 3u);  // typedef int (-> base int's name), my_int, fresh_name
+  EXPECT_EQ(ours.type(ours.start_id()).name(), "int");
+  EXPECT_LT(ours.type(ours.start_id()).name_off(), base.end_str_off());
+  TypeView st = ours.type(ours.start_id() + 2);
+  EXPECT_EQ(st.name(), "fresh_name");
+  EXPECT_EQ(ours.str(st.member(0).name_off), "next");
+  EXPECT_EQ(ours.str(st.member(1).name_off), "name");
+}
+
 // ---- random compilation units ----
 
 // A pool of C structs; each member is one of a few type shapes. Struct j
