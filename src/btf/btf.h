@@ -473,6 +473,8 @@ class Btf {
   // Room for this many records and words in all, without reserve's room
   // in the string index (for a builder that stores few strings of its own).
   void reserve_records(size_t types, size_t words);
+  // Room for `bytes` more string bytes (append_strings_raw), no index room.
+  void reserve_string_bytes(size_t bytes) { strings_.reserve(strings_.size() + bytes, 0); }
   // Gives back spare capacity (a table kept long after it was built).
   void shrink_to_fit();
 

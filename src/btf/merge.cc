@@ -81,11 +81,9 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
   }
   // Unit string bytes, copied back to back; a unit's offset o lands at
   // own_off + str_at[i] + o.
-  std::vector<char> own;
-  own.reserve(str_bytes);
-  for (const Btf* u : units) own.insert(own.end(), u->strings().bytes().begin(), u->strings().bytes().end());
-  uint32_t own_off = out.append_strings_raw(own);
-  own = {};
+  out.reserve_string_bytes(str_bytes);
+  uint32_t own_off = out.end_str_off();
+  for (const Btf* u : units) out.append_strings_raw(u->strings().bytes());
 
   TypeId out_first = out.end_id();
   Btf::RawTail tail = out.extend_raw(types, words);

@@ -92,6 +92,19 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
   };
   // Merges the tables of results[which] into `into`; each unit's function
   // and variable ids follow their types, and the unit tables are freed.
+  // Room for the records emit_functions and emit_variables may append
+  // after the last merge (an upper bound: one FUNC per candidate, each
+  // with its proto, tags and kfunc extras; a DATASEC entry per variable).
+  // Without it the first FUNC copies the whole merged table into a bigger
+  // buffer: most of a module's page faults. Capacity costs no memory until
+  // it is written.
+  auto reserve_for = [&](btf::Btf& into, size_t types, size_t words) {
+    for (const UnitResult& r : results) {
+      types += 6 * r.funcs.funcs.size() + r.funcs.tags.size() + 2 * r.vars.vars.size();
+      words += 26 * r.funcs.funcs.size() + 2 * r.funcs.params.size() + 4 * r.funcs.tags.size() + 6 * r.vars.vars.size();
+    }
+    into.reserve_records(into.type_count() + types, into.words().size() + words);
+  };
   auto merge = [&](btf::Btf& into, const std::vector<size_t>& which) {
     std::vector<const btf::Btf*> tables;
     for (size_t i : which) tables.push_back(&results[i].types);
@@ -126,6 +139,12 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     // and the one dedup below.
     PhaseTimer t("convert");
     parallel_for(groups[0].size(), [&](size_t k) { convert_unit(groups[0][k]); });
+    size_t types = 0, words = 0;
+    for (size_t i : groups[0]) {
+      types += results[i].types.type_count();
+      words += results[i].types.words().size();
+    }
+    reserve_for(out, types, words);
     merge(out, groups[0]);
   } else if (groups.size() > 1) {
     // Many groups (vmlinux): each group is converted, merged and
@@ -149,6 +168,12 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
       });
     }
     PhaseTimer t("merge");
+    size_t types = 0, words = 0;
+    for (const btf::Btf& table : group_out) {
+      types += table.type_count();
+      words += table.words().size();
+    }
+    reserve_for(out, types, words);
     for (size_t g = 0; g < groups.size(); g++) {
       btf::TypeId start = group_out[g].start_id();
       btf::TypeId first = btf::append(out, group_out[g]);

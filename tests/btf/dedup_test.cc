@@ -121,7 +121,7 @@ TEST(Dedup, AnonymousTypesDedupWithTheirParents) {
     TypeId e = b.add_enum("", 4);
     b.add_enum_value("RED", 0);
     b.add_enum_value("GREEN", unit == 2 ? 7 : 1);  // unit 2: another enum
-    TypeId outer = b.add_struct("outer", 24);
+    b.add_struct("outer", 24);
     b.add_member("", u, 0);
     b.add_member("s", s, 64);
     b.add_member("e", e, 128);
