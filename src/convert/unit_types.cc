@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <initializer_list>
 
 namespace btfc::convert {
 
@@ -17,49 +18,46 @@ constexpr uint32_t DW_TAG_interface_type = 0x38;  // DWARF 3
 constexpr uint32_t DW_TAG_string_type = 0x12;
 constexpr uint8_t DW_ATE_imaginary_float = 0x09;
 
-// DIEs pahole's loader puts in a unit's type table (1.1 "Which DIEs").
-bool is_type_tag(uint32_t tag) {
-  switch (tag) {
-    case DW_TAG_base_type: case DW_TAG_pointer_type: case DW_TAG_typedef: case DW_TAG_structure_type:
-    case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type: case DW_TAG_enumeration_type:
-    case DW_TAG_array_type: case DW_TAG_subroutine_type: case DW_TAG_const_type: case DW_TAG_volatile_type:
-    case DW_TAG_restrict_type: case DW_TAG_atomic_type: case DW_TAG_ptr_to_member_type:
-    case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type: case DW_TAG_string_type:
-    case DW_TAG_unspecified_type:
-      return true;
-    default:
-      return false;
+// A set of DWARF tags below 128 (every tag these sets hold), tested with
+// one shift: the walk asks for each of a unit's DIEs.
+class TagSet {
+ public:
+  consteval TagSet(std::initializer_list<uint32_t> tags) {
+    for (uint32_t t : tags) {
+      if (t >= 128) throw "TagSet holds tags below 128 only";  // a compile error
+      bits_[t >> 6] |= uint64_t{1} << (t & 63);
+    }
   }
-}
+  constexpr bool has(uint32_t tag) const { return tag < 128 && (bits_[tag >> 6] >> (tag & 63) & 1); }
+
+ private:
+  uint64_t bits_[2] = {0, 0};
+};
+
+// DIEs pahole's loader puts in a unit's type table (1.1 "Which DIEs").
+constexpr TagSet kTypeTags = {
+    DW_TAG_base_type, DW_TAG_pointer_type, DW_TAG_typedef, DW_TAG_structure_type, DW_TAG_class_type,
+    DW_TAG_interface_type, DW_TAG_union_type, DW_TAG_enumeration_type, DW_TAG_array_type, DW_TAG_subroutine_type,
+    DW_TAG_const_type, DW_TAG_volatile_type, DW_TAG_restrict_type, DW_TAG_atomic_type, DW_TAG_ptr_to_member_type,
+    DW_TAG_reference_type, DW_TAG_rvalue_reference_type, DW_TAG_string_type, DW_TAG_unspecified_type};
+bool is_type_tag(uint32_t tag) { return kTypeTags.has(tag); }
 
 // DIEs whose children pahole's loader visits for nested types: the unit,
 // structs, subroutine types, function bodies with their blocks and inlined
 // calls, namespaces. The children of anything else (array subranges,
 // enumerators, qualifiers) never hold types it would see.
-bool has_nested_types(uint32_t tag) {
-  switch (tag) {
-    case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type:
-    case DW_TAG_subroutine_type: case DW_TAG_subprogram: case DW_TAG_lexical_block:
-    case DW_TAG_inlined_subroutine: case DW_TAG_namespace: case DW_TAG_compile_unit:
-    case DW_TAG_partial_unit: case DW_TAG_type_unit:
-      return true;
-    default:
-      return false;
-  }
-}
+constexpr TagSet kNestedTypes = {
+    DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_interface_type, DW_TAG_union_type, DW_TAG_subroutine_type,
+    DW_TAG_subprogram, DW_TAG_lexical_block, DW_TAG_inlined_subroutine, DW_TAG_namespace, DW_TAG_compile_unit,
+    DW_TAG_partial_unit, DW_TAG_type_unit};
+bool has_nested_types(uint32_t tag) { return kNestedTypes.has(tag); }
 
 bool is_annotation(uint32_t tag) { return tag == DW_TAG_LLVM_annotation; }
 
 // DIEs whose children become items of their BTF record (members, parameters).
-bool has_items(uint32_t tag) {
-  switch (tag) {
-    case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_interface_type: case DW_TAG_union_type:
-    case DW_TAG_subroutine_type:
-      return true;
-    default:
-      return false;
-  }
-}
+constexpr TagSet kHasItems = {DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_interface_type, DW_TAG_union_type,
+                              DW_TAG_subroutine_type};
+bool has_items(uint32_t tag) { return kHasItems.has(tag); }
 
 }  // namespace
 
@@ -71,12 +69,44 @@ thread_local std::vector<uint32_t> t_dense;
 thread_local bool t_dense_busy = false;
 }  // namespace
 
-UnitTypes::UnitTypes(const UnitContext& ctx, btf::Btf& out) : ctx_(ctx), out_(out) {}
+thread_local UnitTypes::Scratch UnitTypes::t_scratch_;
+thread_local bool UnitTypes::t_scratch_busy_ = false;
+
+void UnitTypes::Scratch::clear() {
+  slots.clear();
+  pending.clear();
+  items.clear();
+  walked_items.clear();
+  subprograms.clear();
+  variables.clear();
+  decl_tags.clear();
+  members.clear();
+  params.clear();
+  enumerators.clear();
+}
+
+UnitTypes::Scratch& UnitTypes::acquire_scratch(std::unique_ptr<Scratch>& own) {
+  if (t_scratch_busy_) {
+    own = std::make_unique<Scratch>();
+    return *own;
+  }
+  t_scratch_busy_ = true;
+  t_scratch_.clear();
+  return t_scratch_;
+}
+
+UnitTypes::UnitTypes(const UnitContext& ctx, btf::Btf& out)
+    : ctx_(ctx), out_(out), scratch_(acquire_scratch(own_scratch_)), slots_(scratch_.slots),
+      pending_(scratch_.pending), decl_tags_(scratch_.decl_tags), items_(scratch_.items),
+      subprograms_(scratch_.subprograms), variables_(scratch_.variables), members_(scratch_.members),
+      params_(scratch_.params), enumerators_(scratch_.enumerators), walked_items_(scratch_.walked_items) {}
 
 UnitTypes::~UnitTypes() {
-  if (!dense_) return;
-  for (const Slot& s : slots_) (*dense_)[s.offset - dense_base_] = 0;
-  t_dense_busy = false;
+  if (dense_) {
+    for (const Slot& s : slots_) (*dense_)[s.offset - dense_base_] = 0;
+    t_dense_busy = false;
+  }
+  if (&scratch_ == &t_scratch_) t_scratch_busy_ = false;
 }
 
 // A direct index when the unit is not huge (binary search otherwise).
@@ -117,6 +147,32 @@ TypeId UnitTypes::reserve(const Die& die, uint32_t what) {
   return static_cast<TypeId>(pending_.size());
 }
 
+inline UnitTypes::Item UnitTypes::make_item(const Die& die, const Unit& unit) {
+  uint64_t pos = die.offset - unit.global_base - unit.offset;
+  uint64_t code_len = die.attr_pos - pos;
+  return {die.abbrev, pos, code_len < UINT32_MAX ? static_cast<uint32_t>(code_len) : UINT32_MAX, 0};
+}
+
+inline Die UnitTypes::item_die(const Item& item, const Unit& unit) {
+  Die d;
+  d.offset = unit.global_base + unit.offset + item.pos;
+  d.tag = item.abbrev->tag;
+  d.has_children = item.abbrev->has_children;
+  d.abbrev = item.abbrev;
+  d.unit = &unit;
+  d.attr_pos = item.code_len != UINT32_MAX ? item.pos + item.code_len : attr_pos_slow(item, unit);
+  return d;
+}
+
+// An abbreviation code of 4 GiB (padded LEB128): read again, as pass 1's
+// cursor did without error.
+[[gnu::noinline]] uint64_t UnitTypes::attr_pos_slow(const Item& item, const Unit& unit) {
+  Reader r = unit.reader;
+  r.seek(item.pos);
+  r.uleb128();
+  return r.pos();
+}
+
 // Pass 1: number the type DIEs in pahole's table order (post-order for
 // nested types). Only tags are decoded, except for base types (to find
 // `int`) and annotations (to tell type tags from other annotations).
@@ -129,13 +185,12 @@ void UnitTypes::number_unit() {
     int64_t slot;        // index into slots_ of a type to number when it closes, -1 otherwise
     Die die;             // kept for emit(), which then need not find it again
     TypeId last_tag;     // pointers: the last btf_type_tag child's id
-    size_t first_item;   // structs and function types: where their children start in open_items
+    // Structs and function types: their children in items_, a list linked
+    // through Item::next (a nested struct's children come between two
+    // members of its parent).
+    uint32_t first_item, last_item, num_items;
   };
   std::vector<Open> stack;
-  // The children of the open structs and function types, innermost last:
-  // one moves to items_ when its parent closes (a nested struct's children
-  // come between two members of its parent).
-  std::vector<Item> open_items;
   auto number = [&](int64_t slot, const Die& d, TypeId last_tag) {
     if (slot < 0) return;
     TypeId id = reserve(d, kType);
@@ -145,15 +200,9 @@ void UnitTypes::number_unit() {
   auto close = [&]() {
     Open& o = stack.back();
     number(o.slot, o.die, o.last_tag);
-    if (has_items(o.die.tag)) {
-      if (o.slot >= 0) {
-        Pending& p = pending_.back();
-        p.first_item = static_cast<uint32_t>(items_.size());
-        p.num_items = static_cast<uint32_t>(open_items.size() - o.first_item);
-        if (items_.size() + p.num_items >= kNoItems) throw Error("unit has more than 2^32 members and parameters");
-        items_.insert(items_.end(), open_items.begin() + static_cast<ptrdiff_t>(o.first_item), open_items.end());
-      }
-      open_items.resize(o.first_item);
+    if (o.slot >= 0 && has_items(o.die.tag)) {
+      pending_.back().first_item = o.num_items ? o.first_item : 0;
+      pending_.back().num_items = o.num_items;
     }
     stack.pop_back();
   };
@@ -166,16 +215,21 @@ void UnitTypes::number_unit() {
     while (!stack.empty() && stack.back().depth >= depth) close();
     uint32_t tag = die.tag;
     if (depth == 0) {
-      stack.push_back({0, -1, die, 0, 0});
+      stack.push_back({0, -1, die, 0, 0, 0, 0});
       continue;
     }
     if (depth == 1) {
       if (tag == DW_TAG_subprogram) subprograms_.push_back(die);
       else if (tag == DW_TAG_variable) variables_.push_back(die);
     }
-    if (has_items(stack.back().die.tag)) {
+    if (Open& parent = stack.back(); has_items(parent.die.tag)) {
       ++items;
-      open_items.push_back({die.abbrev, die.offset - unit.global_base - unit.offset, die.attr_pos});
+      if (items_.size() >= kNoItems) throw Error("unit has more than 2^32 members and parameters");
+      uint32_t at = static_cast<uint32_t>(items_.size());
+      items_.push_back(make_item(die, unit));
+      if (parent.num_items++) items_[parent.last_item].next = at;
+      else parent.first_item = at;
+      parent.last_item = at;
     }
     int64_t slot = -1;
     if (is_type_tag(tag)) {
@@ -210,7 +264,7 @@ void UnitTypes::number_unit() {
       number(slot, die, 0);
       continue;
     }
-    stack.push_back({depth, slot, die, 0, open_items.size()});
+    stack.push_back({depth, slot, die, 0, 0, 0, 0});
   }
   while (!stack.empty()) close();
   if (has_int_) int_id_ = slots_[int_slot_].id;
@@ -368,7 +422,7 @@ uint64_t UnitTypes::dwarf_type_byte_size(uint64_t offset, int depth) {
 }
 
 // 2.3
-void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, std::span<const Item> items) {
+void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, ItemList items) {
   bool is_union = die.tag == DW_TAG_union_type;
   if (a.declaration) {
     out_.add_fwd_name_off(name_off(a, /*required=*/true), is_union);
@@ -508,7 +562,7 @@ void UnitTypes::emit_array(const Die& die, const TypeAttrs& a) {
 }
 
 // 2.6
-void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, std::span<const Item> items) {
+void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, ItemList items) {
   const DwarfFile& dw = ctx_.dwarf;
   params_.clear();
   for (const Item& item : items) {
@@ -526,30 +580,20 @@ void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, std::span<co
 
 // The children of a struct, union or function type: those pass 1 kept,
 // or, for a DIE it did not meet, found now.
-std::span<const UnitTypes::Item> UnitTypes::items_of(const Pending& p) {
-  if (p.first_item != kNoItems) return {items_.data() + p.first_item, p.num_items};
+UnitTypes::ItemList UnitTypes::items_of(const Pending& p) {
+  if (p.first_item != kNoItems) return {items_.data(), p.first_item, p.num_items};
   walked_items_.clear();
-  if (!p.die.has_children) return {};
-  const Unit& unit = *p.die.unit;
-  DieCursor c(ctx_.dwarf, p.die);
-  Die child;
-  while (c.next(child)) {
-    if (c.depth() == 0) continue;
-    walked_items_.push_back({child.abbrev, child.offset - unit.global_base - unit.offset, child.attr_pos});
-    c.skip_children();
+  if (p.die.has_children) {
+    DieCursor c(ctx_.dwarf, p.die);
+    Die child;
+    while (c.next(child)) {
+      if (c.depth() == 0) continue;
+      walked_items_.push_back(make_item(child, *p.die.unit));
+      walked_items_.back().next = static_cast<uint32_t>(walked_items_.size());
+      c.skip_children();
+    }
   }
-  return walked_items_;
-}
-
-Die UnitTypes::item_die(const Item& item, const Unit& unit) {
-  Die d;
-  d.offset = unit.global_base + unit.offset + item.pos;
-  d.tag = item.abbrev->tag;
-  d.has_children = item.abbrev->has_children;
-  d.abbrev = item.abbrev;
-  d.unit = &unit;
-  d.attr_pos = item.attr_pos;
-  return d;
+  return {walked_items_.data(), 0, static_cast<uint32_t>(walked_items_.size())};
 }
 
 uint64_t UnitTypes::type_size(TypeId id) const {

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -110,20 +111,42 @@ class UnitTypes : public TypeLookup {
     uint32_t what;       // kType, kTypeTag, kIndexInt
     btf::TypeId link;    // kTypeTag: the previous tag (0: the pointee); pointer: its last tag
     uint64_t parent;     // kTypeTag: the pointer DIE
-    // Structs, unions, function types: their children, items_[first_item,
-    // + num_items), when pass 1 met them; kNoItems for a DIE only
-    // type_id() met, whose children emit walks.
+    // Structs, unions, function types: their children, num_items Items
+    // linked from items_[first_item], when pass 1 met them; kNoItems for a
+    // DIE only type_id() met, whose children emit walks.
     uint32_t first_item = kNoItems, num_items = 0;
   };
   enum : uint32_t { kType = 0, kTypeTag = 1, kIndexInt = 2 };
   static constexpr uint32_t kNoItems = UINT32_MAX;
   // A child DIE of a struct, union or function type as pass 1 met it:
-  // enough to read its attributes (type_attrs) without a cursor, in a
-  // third of a Die. Positions are in the reader of the parent's unit.
+  // enough to read its attributes (type_attrs) without a cursor, in half a
+  // Die. Positions are in the reader of the parent's unit.
   struct Item {
     const dwarf::Abbrev* abbrev;
     uint64_t pos;        // of the DIE
-    uint64_t attr_pos;   // of its first attribute
+    uint32_t code_len;   // bytes of its abbreviation code (UINT32_MAX: that many or more, read again)
+    uint32_t next;       // the parent's next child in the same vector
+  };
+  // The children of one parent, in DIE order.
+  class ItemList {
+   public:
+    struct Iter {
+      const Item* items;
+      uint32_t at, left;
+      const Item& operator*() const { return items[at]; }
+      Iter& operator++() {
+        if (--left) at = items[at].next;
+        return *this;
+      }
+      bool operator!=(const Iter& o) const { return left != o.left; }
+    };
+    ItemList(const Item* items, uint32_t first, uint32_t count) : items_(items), first_(first), count_(count) {}
+    Iter begin() const { return {items_, first_, count_}; }
+    Iter end() const { return {items_, 0, 0}; }
+
+   private:
+    const Item* items_;
+    uint32_t first_, count_;
   };
 
   void number_unit();
@@ -132,12 +155,14 @@ class UnitTypes : public TypeLookup {
   void drain();
   void emit(const Pending& p);
   void emit_base(const dwarf::Die& die, const dwarf::TypeAttrs& a);
-  void emit_struct(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self, std::span<const Item> items);
+  void emit_struct(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self, ItemList items);
   void emit_enum(const dwarf::Die& die, const dwarf::TypeAttrs& a);
   void emit_array(const dwarf::Die& die, const dwarf::TypeAttrs& a);
-  void emit_func_proto(const dwarf::Die& die, const dwarf::TypeAttrs& a, std::span<const Item> items);
-  std::span<const Item> items_of(const Pending& p);
+  void emit_func_proto(const dwarf::Die& die, const dwarf::TypeAttrs& a, ItemList items);
+  ItemList items_of(const Pending& p);
+  static Item make_item(const dwarf::Die& die, const dwarf::Unit& unit);
   static dwarf::Die item_die(const Item& item, const dwarf::Unit& unit);
+  static uint64_t attr_pos_slow(const Item& item, const dwarf::Unit& unit);
   void emit_pointer(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self);
   btf::TypeId index_type();
   uint64_t dwarf_type_byte_size(uint64_t die_offset, int depth = 0);
@@ -145,13 +170,33 @@ class UnitTypes : public TypeLookup {
   std::string_view kabi(std::string_view name) const;
   uint32_t name_off(const dwarf::TypeAttrs& a, bool required = false);
 
+  // The vectors a unit fills, kept per thread with their capacity: the
+  // next unit on the thread fills them again without growing them, which
+  // cost more than filling them (each unit's grew from empty).
+  struct Scratch {
+    std::vector<Slot> slots;
+    std::vector<Pending> pending;
+    std::vector<Item> items, walked_items;
+    std::vector<dwarf::Die> subprograms, variables;
+    std::vector<DeclTag> decl_tags;
+    std::vector<btf::Btf::NewMember> members;
+    std::vector<std::pair<uint32_t, btf::TypeId>> params;
+    std::vector<std::pair<uint32_t, uint64_t>> enumerators;
+    void clear();
+  };
+  static Scratch& acquire_scratch(std::unique_ptr<Scratch>& own);
+  static thread_local Scratch t_scratch_;
+  static thread_local bool t_scratch_busy_;
+
   const UnitContext& ctx_;
   btf::Btf& out_;
-  std::vector<Slot> slots_;                         // sorted by offset
+  std::unique_ptr<Scratch> own_scratch_;            // when another UnitTypes of this thread has t_scratch_
+  Scratch& scratch_;
+  std::vector<Slot>& slots_;                        // sorted by offset
   std::vector<uint32_t>* dense_ = nullptr;          // offset - dense_base_ -> id + 1 (index_slots)
   uint64_t dense_base_ = 0;
   std::unordered_map<uint64_t, btf::TypeId> foreign_;  // DIEs of other units
-  std::vector<Pending> pending_;                    // index = id - 1
+  std::vector<Pending>& pending_;                   // index = id - 1
   size_t emitted_ = 0;                              // pending_[0, emitted_) are in out_
   bool draining_ = false;
   btf::TypeId int_id_ = 0;                          // the unit's `int`, or the appended one
@@ -159,16 +204,16 @@ class UnitTypes : public TypeLookup {
   size_t int_slot_ = 0;
   bool has_array_ = false;
   uint64_t dies_walked_ = 0;
-  std::vector<DeclTag> decl_tags_;
-  std::vector<Item> items_;                         // children of structs and function types, per parent
-  std::vector<dwarf::Die> subprograms_, variables_;
+  std::vector<DeclTag>& decl_tags_;
+  std::vector<Item>& items_;                        // children of structs and function types (Pending)
+  std::vector<dwarf::Die>& subprograms_;
+  std::vector<dwarf::Die>& variables_;
 
-  // Scratch, reused across DIEs.
-  std::vector<btf::Btf::NewMember> members_;
-  std::vector<std::pair<uint32_t, btf::TypeId>> params_;       // name offset, type
-  std::vector<std::pair<uint32_t, uint64_t>> enumerators_;      // name offset, value
-  std::vector<btf::TypeId> tag_chain_;
-  std::vector<Item> walked_items_;                  // items_of() a DIE pass 1 did not meet
+  // Reused across DIEs.
+  std::vector<btf::Btf::NewMember>& members_;
+  std::vector<std::pair<uint32_t, btf::TypeId>>& params_;       // name offset, type
+  std::vector<std::pair<uint32_t, uint64_t>>& enumerators_;      // name offset, value
+  std::vector<Item>& walked_items_;                 // items_of() a DIE pass 1 did not meet
 };
 
 }  // namespace btfc::convert
