@@ -40,6 +40,59 @@ bool is_type_attr(uint32_t name) {
   }
 }
 
+namespace {
+
+// The KeyOp for a type attribute `name` in `form` (and the number or flag
+// it goes to). Each choice does what TypeAttrs::set does with the value
+// read_value would give: constants are kUnsigned (data*) or kSigned
+// (implicit_const), flags kFlag.
+KeySpec key_op(uint32_t name, uint32_t form) {
+  KeySpec k;
+  int num = -1;  // the TypeAttrs number bit, for attributes that take constants
+  switch (name) {
+    case DW_AT_byte_size: num = 1; break;
+    case DW_AT_bit_size: num = 2; break;
+    case DW_AT_data_bit_offset: num = 3; break;
+    case DW_AT_bit_offset: num = 4; break;
+    case DW_AT_data_member_location: num = 5; break;
+    case DW_AT_encoding: num = 6; break;
+    case DW_AT_upper_bound: num = 7; break;
+    case DW_AT_count: num = 8; break;
+    default: break;
+  }
+  bool data = form == DW_FORM_data1 || form == DW_FORM_data2 || form == DW_FORM_data4 || form == DW_FORM_data8 ||
+              form == DW_FORM_implicit_const;
+  auto by_size = [&](uint8_t op1, uint8_t op2, uint8_t op4, uint8_t op8, uint8_t implicit) {
+    switch (form) {
+      case DW_FORM_data1: return op1;
+      case DW_FORM_data2: return op2;
+      case DW_FORM_data4: return op4;
+      case DW_FORM_data8: return op8;
+      default: return implicit;
+    }
+  };
+  if (num >= 0 && data) {
+    k.op = by_size(kKeyNum1, kKeyNum2, kKeyNum4, kKeyNum8, kKeyNumImplicit);
+    k.field = static_cast<uint8_t>(num);
+  } else if (name == DW_AT_const_value && data) {
+    k.op = by_size(kKeyConst1, kKeyConst2, kKeyConst4, kKeyConst8, kKeyConstImplicit);
+  } else if ((name == DW_AT_name || name == DW_AT_type) && data) {
+    k.op = kKeyIgnore;
+  } else if (name == DW_AT_type && form == DW_FORM_ref4) {
+    k.op = kKeyTypeRef4;
+  } else if (name == DW_AT_name && form == DW_FORM_strp) {
+    k.op = kKeyNameStrp;
+  } else if (name == DW_AT_declaration || name == DW_AT_external) {
+    k.field = name == DW_AT_external;
+    if (form == DW_FORM_flag_present) k.op = kKeyFlagTrue;
+    else if (form == DW_FORM_flag) k.op = kKeyFlag;
+    else if (data) k.op = kKeyFlagFalse;
+  }
+  return k;
+}
+
+}  // namespace
+
 AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   AbbrevTable t;
   t.offset_ = r.offset();
@@ -91,7 +144,10 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
         // DW_FORM_indirect names its form in the DIE: no fast path.
         uint64_t index = t.specs_.size() - first_spec.back();
         if (all_fixed && s.form != DW_FORM_indirect && fixed <= 0xffff && index <= 0xffff) {
-          t.keys_.push_back({static_cast<uint16_t>(index), static_cast<uint16_t>(fixed)});
+          KeySpec k = key_op(s.name, s.form);
+          k.spec = static_cast<uint16_t>(index);
+          k.offset = static_cast<uint16_t>(fixed);
+          t.keys_.push_back(k);
           keys_end = fixed + static_cast<uint64_t>(std::max(size, 0));
         } else {
           keys_fixed = false;

@@ -41,12 +41,39 @@ struct AttrSpec {
   int64_t implicit_const = 0;   // the value of DW_FORM_implicit_const
 };
 
+// How DwarfFile::type_attrs takes one of its attributes, decided once per
+// abbreviation from the attribute and its form: the pairs compilers write
+// for nearly every type, member and parameter in one step each, the rest
+// (kKeyRead) decoded as AttrIter would and taken by TypeAttrs' rules.
+enum KeyOp : uint8_t {
+  kKeyRead,       // decode the value, then take it (rare pairs, values that need checking)
+  kKeyIgnore,     // a value of a class TypeAttrs ignores for this attribute (a constant DW_AT_name)
+  kKeyNum1,       // data1/2/4/8 into number `field` (TypeAttrs::kType... bit numbers)
+  kKeyNum2,
+  kKeyNum4,
+  kKeyNum8,
+  kKeyNumImplicit,  // implicit_const into number `field`
+  kKeyTypeRef4,   // DW_AT_type, ref4 (checked to lie in the unit)
+  kKeyNameStrp,   // DW_AT_name, strp (checked to lie in .debug_str)
+  kKeyConst1,     // DW_AT_const_value, data1/2/4/8 or implicit_const
+  kKeyConst2,
+  kKeyConst4,
+  kKeyConst8,
+  kKeyConstImplicit,
+  kKeyFlagTrue,   // DW_AT_declaration (field 0) / DW_AT_external (1), flag_present
+  kKeyFlag,       // the same, DW_FORM_flag
+  kKeyFlagFalse,  // the same, a constant: not a flag, so false
+};
+
 // Where DwarfFile::type_attrs finds one of the attributes it reads: the
-// spec's index in Abbrev::specs() and the byte offset of its value from the
-// DIE's first attribute (every attribute before it has a fixed size).
+// spec's index in Abbrev::specs(), the byte offset of its value from the
+// DIE's first attribute (every attribute before it has a fixed size), and
+// how it takes it.
 struct KeySpec {
   uint16_t spec = 0;
   uint16_t offset = 0;
+  uint8_t op = kKeyRead;  // a KeyOp
+  uint8_t field = 0;
 };
 
 // One step of skipping the attributes of an abbreviation that has

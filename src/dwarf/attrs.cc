@@ -85,48 +85,88 @@ Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
 
 // Inline: type_attrs, its only caller, runs it for every attribute it reads.
 [[gnu::always_inline]] inline void TypeAttrs::set(const DwarfFile& file, uint32_t at, const Value& v) {
-  auto constant = [&](uint32_t bit, uint64_t& field) {
-    if (v.is_constant()) put(bit, field, v.u);
+  auto constant = [&](uint32_t i) {
+    if (v.is_constant()) put(i, v.u);
   };
-  auto signed_constant = [&](uint32_t bit, int64_t& field) {
-    if (v.is_constant()) {
-      present_ |= bit;
-      field = v.s();
-    } else if (v.kind == Value::kRef) {
-      has_upper_bound_ref = true;
-    }
+  auto signed_constant = [&](uint32_t i) {
+    if (v.is_constant()) put(i, v.u);  // v.s()'s bits
+    else if (v.kind == Value::kRef) has_upper_bound_ref = true;
   };
   switch (at) {
     case DW_AT_name:
       if (v.kind == Value::kString) name = v;
       break;
     case DW_AT_type:
-      if (v.kind == Value::kRef) put(kType, type_, v.u);
+      if (v.kind == Value::kRef) put(kType, v.u);
       break;
-    case DW_AT_byte_size: constant(kByteSize, byte_size_); break;
-    case DW_AT_bit_size: constant(kBitSize, bit_size_); break;
-    case DW_AT_data_bit_offset: constant(kDataBitOffset, data_bit_offset_); break;
-    case DW_AT_bit_offset: constant(kBitOffset, bit_offset_); break;
+    case DW_AT_byte_size: constant(kByteSize); break;
+    case DW_AT_bit_size: constant(kBitSize); break;
+    case DW_AT_data_bit_offset: constant(kDataBitOffset); break;
+    case DW_AT_bit_offset: constant(kBitOffset); break;
     case DW_AT_data_member_location:
       if (v.is_constant()) {
-        put(kMemberLocation, member_location_, v.u);
+        put(kMemberLocation, v.u);
       } else if (v.kind == Value::kBlock) {
         if (std::optional<uint64_t> c = file.expr_constant(v.block())) {
-          put(kMemberLocation, member_location_, *c);
+          put(kMemberLocation, *c);
         } else {
-          present_ &= ~kMemberLocation;
+          present_ &= ~(1u << kMemberLocation);
           member_location_expr = v.block();
         }
       }
       break;
-    case DW_AT_upper_bound: signed_constant(kUpperBound, upper_bound_); break;
-    case DW_AT_count: signed_constant(kCount, count_); break;
-    case DW_AT_encoding: constant(kEncoding, encoding_); break;
+    case DW_AT_upper_bound: signed_constant(kUpperBound); break;
+    case DW_AT_count: signed_constant(kCount); break;
+    case DW_AT_encoding: constant(kEncoding); break;
     case DW_AT_const_value: const_value = v; break;
     case DW_AT_declaration: declaration = v.kind == Value::kFlag && v.u; break;
     case DW_AT_external: external = v.kind == Value::kFlag && v.u; break;
     default: break;
   }
+}
+
+// One key the fast path does not take in one step: its value read by the
+// common forms inline, else by read_value (which reports every error), then
+// taken by TypeAttrs' rules.
+[[gnu::noinline]] void DwarfFile::type_attr_read(TypeAttrs& out, const Die& die, const KeySpec& k) const {
+  const Unit& u = *die.unit;
+  const AttrSpec& s = die.abbrev->attrs[k.spec];
+  const uint8_t* p = u.reader.bytes().data() + die.attr_pos + k.offset;
+  bool be = u.reader.big_endian();
+  Value v;
+  bool done = true;
+  switch (s.form) {
+    case DW_FORM_data1: v.kind = Value::kUnsigned; v.u = *p; break;
+    case DW_FORM_data2: v.kind = Value::kUnsigned; v.u = load<uint16_t>(p, be); break;
+    case DW_FORM_data4: v.kind = Value::kUnsigned; v.u = load<uint32_t>(p, be); break;
+    case DW_FORM_data8: v.kind = Value::kUnsigned; v.u = load<uint64_t>(p, be); break;
+    case DW_FORM_implicit_const: v.kind = Value::kSigned; v.u = static_cast<uint64_t>(s.implicit_const); break;
+    case DW_FORM_flag_present: v.kind = Value::kFlag; v.u = 1; break;
+    case DW_FORM_flag: v.kind = Value::kFlag; v.u = *p != 0; break;
+    case DW_FORM_ref4: {
+      uint64_t off = load<uint32_t>(p, be);
+      done = off < u.end - u.offset;
+      v.kind = Value::kRef;
+      v.u = u.global_base + u.offset + off;
+      break;
+    }
+    case DW_FORM_strp: {
+      uint64_t off = u.offset_size == 4 ? load<uint32_t>(p, be) : load<uint64_t>(p, be);
+      if (!(done = off < u.sections->str_end)) break;
+      v.kind = Value::kString;
+      v.ptr = u.sections->str.data() + off;
+      v.len = Value::kNulTerminated;
+      break;
+    }
+    default: done = false; break;
+  }
+  if (!done) {
+    Reader r = u.reader;
+    r.seek(die.attr_pos + k.offset);
+    v = Value{};
+    read_value(r, u, s.form, s.implicit_const, v);
+  }
+  out.set(*this, s.name, v);
 }
 
 TypeAttrs DwarfFile::type_attrs(const Die& die) const {
@@ -138,49 +178,51 @@ TypeAttrs DwarfFile::type_attrs(const Die& die) const {
   // attribute: a truncated DIE goes the slow way, whose error then names
   // the same offset as attrs() would.
   if (a->keys_fixed && die.attr_pos + a->keys_end <= u.reader.size()) {
-    // That one check covers every fixed-size value up to keys_end, so the
-    // common forms are loaded directly; the others, variable-size ones and
-    // values that need checking (a reference outside the unit, a string
-    // offset past .debug_str) go through read_value and its errors.
+    // That one check covers every fixed-size value up to keys_end, so each
+    // key is loaded from its offset and taken as its KeyOp says; values
+    // that need checking (a reference outside the unit, a string offset
+    // past .debug_str) and the rare pairs go through type_attr_read.
     const uint8_t* attrs = u.reader.bytes().data() + die.attr_pos;
     bool be = u.reader.big_endian();
-    for (KeySpec k : a->key_specs()) {
-      const AttrSpec& s = a->attrs[k.spec];
+    for (const KeySpec& k : a->key_specs()) {
       const uint8_t* p = attrs + k.offset;
-      Value v;
-      bool done = true;
-      switch (s.form) {
-        case DW_FORM_data1: v.kind = Value::kUnsigned; v.u = *p; break;
-        case DW_FORM_data2: v.kind = Value::kUnsigned; v.u = load<uint16_t>(p, be); break;
-        case DW_FORM_data4: v.kind = Value::kUnsigned; v.u = load<uint32_t>(p, be); break;
-        case DW_FORM_data8: v.kind = Value::kUnsigned; v.u = load<uint64_t>(p, be); break;
-        case DW_FORM_implicit_const: v.kind = Value::kSigned; v.u = static_cast<uint64_t>(s.implicit_const); break;
-        case DW_FORM_flag_present: v.kind = Value::kFlag; v.u = 1; break;
-        case DW_FORM_flag: v.kind = Value::kFlag; v.u = *p != 0; break;
-        case DW_FORM_ref4: {
+      switch (k.op) {
+        case kKeyIgnore: break;
+        case kKeyNum1: out.put(k.field, *p); break;
+        case kKeyNum2: out.put(k.field, load<uint16_t>(p, be)); break;
+        case kKeyNum4: out.put(k.field, load<uint32_t>(p, be)); break;
+        case kKeyNum8: out.put(k.field, load<uint64_t>(p, be)); break;
+        case kKeyNumImplicit: out.put(k.field, static_cast<uint64_t>(a->attrs[k.spec].implicit_const)); break;
+        case kKeyTypeRef4: {
           uint64_t off = load<uint32_t>(p, be);
-          done = off < u.end - u.offset;
-          v.kind = Value::kRef;
-          v.u = u.global_base + u.offset + off;
+          if (off < u.end - u.offset) out.put(TypeAttrs::kType, u.global_base + u.offset + off);
+          else type_attr_read(out, die, k);
           break;
         }
-        case DW_FORM_strp: {
+        case kKeyNameStrp: {
           uint64_t off = u.offset_size == 4 ? load<uint32_t>(p, be) : load<uint64_t>(p, be);
-          if (!(done = off < u.sections->str_end)) break;
-          v.kind = Value::kString;
-          v.ptr = u.sections->str.data() + off;
-          v.len = Value::kNulTerminated;
+          if (off < u.sections->str_end) {
+            out.name.kind = Value::kString;
+            out.name.u = 0;
+            out.name.ptr = u.sections->str.data() + off;
+            out.name.len = Value::kNulTerminated;
+          } else {
+            type_attr_read(out, die, k);
+          }
           break;
         }
-        default: done = false; break;
+        case kKeyConst1: out.const_value = Value{Value::kUnsigned, *p}; break;
+        case kKeyConst2: out.const_value = Value{Value::kUnsigned, load<uint16_t>(p, be)}; break;
+        case kKeyConst4: out.const_value = Value{Value::kUnsigned, load<uint32_t>(p, be)}; break;
+        case kKeyConst8: out.const_value = Value{Value::kUnsigned, load<uint64_t>(p, be)}; break;
+        case kKeyConstImplicit:
+          out.const_value = Value{Value::kSigned, static_cast<uint64_t>(a->attrs[k.spec].implicit_const)};
+          break;
+        case kKeyFlagTrue: out.flag(k.field) = true; break;
+        case kKeyFlag: out.flag(k.field) = *p != 0; break;
+        case kKeyFlagFalse: out.flag(k.field) = false; break;
+        default: type_attr_read(out, die, k); break;
       }
-      if (!done) {
-        Reader r = u.reader;
-        r.seek(die.attr_pos + k.offset);
-        v = Value{};
-        read_value(r, u, s.form, s.implicit_const, v);
-      }
-      out.set(*this, s.name, v);
     }
     return out;
   }

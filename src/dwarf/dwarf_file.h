@@ -200,15 +200,15 @@ class TypeAttrs {
   bool declaration = false, external = false;
   bool has_upper_bound_ref = false;             // upper_bound/count given as a reference (VLA)
 
-  std::optional<uint64_t> type() const { return get(kType, type_); }  // a global offset
-  std::optional<uint64_t> byte_size() const { return get(kByteSize, byte_size_); }
-  std::optional<uint64_t> bit_size() const { return get(kBitSize, bit_size_); }
-  std::optional<uint64_t> data_bit_offset() const { return get(kDataBitOffset, data_bit_offset_); }
-  std::optional<uint64_t> bit_offset() const { return get(kBitOffset, bit_offset_); }
-  std::optional<uint64_t> member_location() const { return get(kMemberLocation, member_location_); }
-  std::optional<uint64_t> encoding() const { return get(kEncoding, encoding_); }
-  std::optional<int64_t> upper_bound() const { return get(kUpperBound, upper_bound_); }
-  std::optional<int64_t> count() const { return get(kCount, count_); }
+  std::optional<uint64_t> type() const { return get(kType); }  // a global offset
+  std::optional<uint64_t> byte_size() const { return get(kByteSize); }
+  std::optional<uint64_t> bit_size() const { return get(kBitSize); }
+  std::optional<uint64_t> data_bit_offset() const { return get(kDataBitOffset); }
+  std::optional<uint64_t> bit_offset() const { return get(kBitOffset); }
+  std::optional<uint64_t> member_location() const { return get(kMemberLocation); }
+  std::optional<uint64_t> encoding() const { return get(kEncoding); }
+  std::optional<int64_t> upper_bound() const { return get_signed(kUpperBound); }
+  std::optional<int64_t> count() const { return get_signed(kCount); }
 
   std::string_view name_str() const { return name.kind == Value::kString ? name.str() : std::string_view(); }
   // The name when it lies NUL-terminated in a string section (strp, strx,
@@ -224,23 +224,26 @@ class TypeAttrs {
   // of repeated attributes wins, values of the wrong class are ignored).
   void set(const DwarfFile& file, uint32_t at, const Value& v);
 
+  // The numbers, by their index in num_ (KeySpec::field of kKeyNum*).
   enum : uint32_t {
-    kType = 1u << 0, kByteSize = 1u << 1, kBitSize = 1u << 2, kDataBitOffset = 1u << 3, kBitOffset = 1u << 4,
-    kMemberLocation = 1u << 5, kEncoding = 1u << 6, kUpperBound = 1u << 7, kCount = 1u << 8,
+    kType, kByteSize, kBitSize, kDataBitOffset, kBitOffset, kMemberLocation, kEncoding, kUpperBound, kCount,
+    kNumbers
   };
-  template <typename T>
-  std::optional<T> get(uint32_t bit, T v) const {
-    return present_ & bit ? std::optional<T>(v) : std::nullopt;
+  std::optional<uint64_t> get(uint32_t i) const {
+    return present_ >> i & 1 ? std::optional<uint64_t>(num_[i]) : std::nullopt;
   }
-  void put(uint32_t bit, uint64_t& field, uint64_t v) {
-    present_ |= bit;
-    field = v;
+  std::optional<int64_t> get_signed(uint32_t i) const {
+    return present_ >> i & 1 ? std::optional<int64_t>(static_cast<int64_t>(num_[i])) : std::nullopt;
   }
+  void put(uint32_t i, uint64_t v) {
+    present_ |= 1u << i;
+    num_[i] = v;
+  }
+  // DW_AT_declaration (0) and DW_AT_external (1), for KeySpec::field.
+  bool& flag(uint32_t i) { return i ? external : declaration; }
 
   uint32_t present_ = 0;
-  // Meaningful only when their bit is set in present_.
-  uint64_t type_, byte_size_, bit_size_, data_bit_offset_, bit_offset_, member_location_, encoding_;
-  int64_t upper_bound_, count_;
+  uint64_t num_[kNumbers];  // meaningful only when their bit is set in present_; signed ones as two's complement
 };
 
 // Iterates a DIE's attributes in abbreviation order:
@@ -431,6 +434,7 @@ class DwarfFile {
   void read_abbrevs(std::vector<Unit>& units, const Sections& s);
   void read_root(Unit& unit);
   static uint64_t read_sibling_slow(Reader r, const Unit& unit, const Abbrev& a);
+  void type_attr_read(TypeAttrs& out, const Die& die, const KeySpec& k) const;
   void load_alt(const elf::ElfFile& elf, const Options& options);
   Die die_in(const Unit& unit, uint64_t section_offset) const;
   static const uint8_t* string_at(Bytes section, size_t end, std::string_view name, uint64_t offset,
