@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <array>
 #include <initializer_list>
 
 namespace btfc::convert {
@@ -18,46 +19,43 @@ constexpr uint32_t DW_TAG_interface_type = 0x38;  // DWARF 3
 constexpr uint32_t DW_TAG_string_type = 0x12;
 constexpr uint8_t DW_ATE_imaginary_float = 0x09;
 
-// A set of DWARF tags below 128 (every tag these sets hold), tested with
-// one shift: the walk asks for each of a unit's DIEs.
-class TagSet {
- public:
-  consteval TagSet(std::initializer_list<uint32_t> tags) {
-    for (uint32_t t : tags) {
-      if (t >= 128) throw "TagSet holds tags below 128 only";  // a compile error
-      bits_[t >> 6] |= uint64_t{1} << (t & 63);
-    }
-  }
-  constexpr bool has(uint32_t tag) const { return tag < 128 && (bits_[tag >> 6] >> (tag & 63) & 1); }
-
- private:
-  uint64_t bits_[2] = {0, 0};
+// What the walk needs to know of a tag, as bits of one table entry: pass 1
+// asks it for each of a unit's DIEs, so the three questions below are one
+// load (every tag they name is below 128).
+enum : uint8_t {
+  kIsType = 1,   // pahole's loader puts it in a unit's type table (1.1 "Which DIEs")
+  kNested = 2,   // its children may hold types the loader sees (see below)
+  kItems = 4,    // its children become items of its BTF record (members, parameters)
+  kDescend = 8,  // pass 1 walks its children: kNested, or a pointer (for its type tags)
 };
 
-// DIEs pahole's loader puts in a unit's type table (1.1 "Which DIEs").
-constexpr TagSet kTypeTags = {
-    DW_TAG_base_type, DW_TAG_pointer_type, DW_TAG_typedef, DW_TAG_structure_type, DW_TAG_class_type,
-    DW_TAG_interface_type, DW_TAG_union_type, DW_TAG_enumeration_type, DW_TAG_array_type, DW_TAG_subroutine_type,
-    DW_TAG_const_type, DW_TAG_volatile_type, DW_TAG_restrict_type, DW_TAG_atomic_type, DW_TAG_ptr_to_member_type,
-    DW_TAG_reference_type, DW_TAG_rvalue_reference_type, DW_TAG_string_type, DW_TAG_unspecified_type};
-bool is_type_tag(uint32_t tag) { return kTypeTags.has(tag); }
+consteval std::array<uint8_t, 128> make_tag_classes() {
+  std::array<uint8_t, 128> c{};
+  for (uint32_t t : {DW_TAG_base_type, DW_TAG_pointer_type, DW_TAG_typedef, DW_TAG_structure_type, DW_TAG_class_type,
+                     DW_TAG_interface_type, DW_TAG_union_type, DW_TAG_enumeration_type, DW_TAG_array_type,
+                     DW_TAG_subroutine_type, DW_TAG_const_type, DW_TAG_volatile_type, DW_TAG_restrict_type,
+                     DW_TAG_atomic_type, DW_TAG_ptr_to_member_type, DW_TAG_reference_type,
+                     DW_TAG_rvalue_reference_type, DW_TAG_string_type, DW_TAG_unspecified_type})
+    c.at(t) |= kIsType;
+  // The unit, structs, subroutine types, function bodies with their blocks
+  // and inlined calls, namespaces. The children of anything else (array
+  // subranges, enumerators, qualifiers) never hold types pahole's loader
+  // would see.
+  for (uint32_t t : {DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_interface_type, DW_TAG_union_type,
+                     DW_TAG_subroutine_type, DW_TAG_subprogram, DW_TAG_lexical_block, DW_TAG_inlined_subroutine,
+                     DW_TAG_namespace, DW_TAG_compile_unit, DW_TAG_partial_unit, DW_TAG_type_unit})
+    c.at(t) |= kNested | kDescend;
+  c.at(DW_TAG_pointer_type) |= kDescend;
+  for (uint32_t t : {DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_interface_type, DW_TAG_union_type,
+                     DW_TAG_subroutine_type})
+    c.at(t) |= kItems;
+  return c;
+}
+constexpr std::array<uint8_t, 128> kTagClasses = make_tag_classes();
 
-// DIEs whose children pahole's loader visits for nested types: the unit,
-// structs, subroutine types, function bodies with their blocks and inlined
-// calls, namespaces. The children of anything else (array subranges,
-// enumerators, qualifiers) never hold types it would see.
-constexpr TagSet kNestedTypes = {
-    DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_interface_type, DW_TAG_union_type, DW_TAG_subroutine_type,
-    DW_TAG_subprogram, DW_TAG_lexical_block, DW_TAG_inlined_subroutine, DW_TAG_namespace, DW_TAG_compile_unit,
-    DW_TAG_partial_unit, DW_TAG_type_unit};
-bool has_nested_types(uint32_t tag) { return kNestedTypes.has(tag); }
-
+uint8_t tag_class(uint32_t tag) { return tag < kTagClasses.size() ? kTagClasses[tag] : 0; }
+bool is_type_tag(uint32_t tag) { return tag_class(tag) & kIsType; }
 bool is_annotation(uint32_t tag) { return tag == DW_TAG_LLVM_annotation; }
-
-// DIEs whose children become items of their BTF record (members, parameters).
-constexpr TagSet kHasItems = {DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_interface_type, DW_TAG_union_type,
-                              DW_TAG_subroutine_type};
-bool has_items(uint32_t tag) { return kHasItems.has(tag); }
 
 }  // namespace
 
@@ -185,6 +183,7 @@ void UnitTypes::number_unit() {
     int64_t slot;        // index into slots_ of a type to number when it closes, -1 otherwise
     Die die;             // kept for emit(), which then need not find it again
     TypeId last_tag;     // pointers: the last btf_type_tag child's id
+    uint8_t cls;         // tag_class(die.tag)
     // Structs and function types: their children in items_, a list linked
     // through Item::next (a nested struct's children come between two
     // members of its parent).
@@ -200,7 +199,7 @@ void UnitTypes::number_unit() {
   auto close = [&]() {
     Open& o = stack.back();
     number(o.slot, o.die, o.last_tag);
-    if (o.slot >= 0 && has_items(o.die.tag)) {
+    if (o.slot >= 0 && (o.cls & kItems)) {
       pending_.back().first_item = o.num_items ? o.first_item : 0;
       pending_.back().num_items = o.num_items;
     }
@@ -214,15 +213,16 @@ void UnitTypes::number_unit() {
     unsigned depth = cursor.depth();
     while (!stack.empty() && stack.back().depth >= depth) close();
     uint32_t tag = die.tag;
+    uint8_t cls = tag_class(tag);
     if (depth == 0) {
-      stack.push_back({0, -1, die, 0, 0, 0, 0});
+      stack.push_back({0, -1, die, 0, cls, 0, 0, 0});
       continue;
     }
     if (depth == 1) {
       if (tag == DW_TAG_subprogram) subprograms_.push_back(die);
       else if (tag == DW_TAG_variable) variables_.push_back(die);
     }
-    if (Open& parent = stack.back(); has_items(parent.die.tag)) {
+    if (Open& parent = stack.back(); parent.cls & kItems) {
       ++items;
       if (items_.size() >= kNoItems) throw Error("unit has more than 2^32 members and parameters");
       uint32_t at = static_cast<uint32_t>(items_.size());
@@ -232,7 +232,7 @@ void UnitTypes::number_unit() {
       parent.last_item = at;
     }
     int64_t slot = -1;
-    if (is_type_tag(tag)) {
+    if (cls & kIsType) {
       slots_.push_back({die.offset, 0});
       // unspecified_type (2.11) stays 0: void, and no id of its own.
       if (tag != DW_TAG_unspecified_type) slot = static_cast<int64_t>(slots_.size() - 1);
@@ -255,7 +255,7 @@ void UnitTypes::number_unit() {
         ptr.last_tag = id;
       }
     }
-    bool descend = has_nested_types(tag) || tag == DW_TAG_pointer_type;
+    bool descend = cls & kDescend;
     if (!descend && die.has_children) cursor.skip_children();
     if (!descend || !die.has_children) {
       // Nothing comes before it closes (the next DIE would close it): it
@@ -264,7 +264,7 @@ void UnitTypes::number_unit() {
       number(slot, die, 0);
       continue;
     }
-    stack.push_back({depth, slot, die, 0, 0, 0, 0});
+    stack.push_back({depth, slot, die, 0, cls, 0, 0, 0});
   }
   while (!stack.empty()) close();
   if (has_int_) int_id_ = slots_[int_slot_].id;

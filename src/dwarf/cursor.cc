@@ -50,64 +50,13 @@ void DieCursor::close_level(uint64_t null_at) {
   if (level_ == 0) done_ = true;
 }
 
-bool DieCursor::next(Die& die) {
-  if (pending_) {
-    // Most DIEs: fixed-size attributes and no children, skipped here.
-    if (pending_->all_fixed && !pending_->has_children && !pending_end_ && level_ > 0) {
-      r_.seek(pending_pos_);
-      r_.skip(pending_->fixed_size);
-      pending_ = nullptr;
-    } else {
-      skip_pending();
-    }
-  }
-  for (;;) {
-    if (done_) return false;
-    if (r_.empty()) {  // a unit may end without the null entries that close its last DIEs
-      done_ = true;
-      return false;
-    }
-    uint64_t off = r_.offset();
-    const uint8_t* p = r_.data();
-    uint64_t code;
-    if (*p < 0x80) {
-      code = *p;
-      r_.skip(1);
-    } else {
-      code = r_.uleb128();
-    }
-    if (code == 0) {
-      if (level_ == 0) {
-        done_ = true;
-        return false;
-      }
-      close_level(off);
-      continue;
-    }
-    const Abbrev* a = unit_->abbrevs->find(code);
-    if (!a)
-      r_.fail_at(off, "abbreviation code " + std::to_string(code) + " does not exist");
-    pending_ = a;
-    pending_pos_ = r_.pos();
-    pending_end_ = 0;
-    last_offset_ = off;
-    last_sibling_ = 0;
-    if (a->has_sibling) {
-      uint64_t sib = DwarfFile::read_sibling(r_, *unit_, *a);
-      if (sib <= off) r_.fail_at(off, "DW_AT_sibling " + hex(sib) + " does not point past its DIE");
-      if (sib > unit_->end) r_.fail_at(off, "DW_AT_sibling " + hex(sib) + " points past the end of the unit");
-      last_sibling_ = sib;
-    }
-    depth_ = level_;
-    die.offset = unit_->global_base + off;
-    die.tag = a->tag;
-    die.has_children = a->has_children;
-    die.abbrev = a;
-    die.unit = unit_;
-    die.attr_pos = pending_pos_;
-    die.sibling = last_sibling_ ? unit_->global_base + last_sibling_ : 0;
-    return true;
-  }
+void DieCursor::fail_code(uint64_t off, uint64_t code) {
+  r_.fail_at(off, "abbreviation code " + std::to_string(code) + " does not exist");
+}
+
+void DieCursor::fail_sibling(uint64_t off, uint64_t sib) {
+  if (sib <= off) r_.fail_at(off, "DW_AT_sibling " + hex(sib) + " does not point past its DIE");
+  r_.fail_at(off, "DW_AT_sibling " + hex(sib) + " points past the end of the unit");
 }
 
 void DieCursor::skip_children() {

@@ -281,8 +281,9 @@ class DieCursor {
   DieCursor(const DieCursor&) = delete;
   DieCursor& operator=(const DieCursor&) = delete;
 
-  // The next DIE in depth-first order; false at the end.
-  bool next(Die& die);
+  // The next DIE in depth-first order; false at the end. Inline (below):
+  // the walks call it for every DIE.
+  inline bool next(Die& die);
   // Depth of the DIE next() returned last (0 for the start DIE).
   unsigned depth() const { return depth_; }
   // Makes next() continue after the subtree of the DIE it returned last,
@@ -298,6 +299,8 @@ class DieCursor {
  private:
   void skip_pending();
   void close_level(uint64_t at);
+  [[noreturn]] void fail_code(uint64_t off, uint64_t code);
+  [[noreturn]] void fail_sibling(uint64_t off, uint64_t sib);
 
   const DwarfFile* file_;
   const Unit* unit_;
@@ -492,6 +495,64 @@ class DwarfFile {
       v.u = u.offset_size == 4 ? r.u32() : r.u64();
       return true;
     default: return false;
+  }
+}
+
+[[gnu::always_inline]] inline bool DieCursor::next(Die& die) {
+  if (pending_) {
+    // Most DIEs: fixed-size attributes and no children, skipped here.
+    if (pending_->all_fixed && !pending_->has_children && !pending_end_ && level_ > 0) {
+      r_.seek(pending_pos_);
+      r_.skip(pending_->fixed_size);
+      pending_ = nullptr;
+    } else {
+      skip_pending();
+    }
+  }
+  for (;;) {
+    if (done_) return false;
+    if (r_.empty()) {  // a unit may end without the null entries that close its last DIEs
+      done_ = true;
+      return false;
+    }
+    uint64_t off = r_.offset();
+    const uint8_t* p = r_.data();
+    uint64_t code;
+    if (*p < 0x80) {
+      code = *p;
+      r_.skip(1);
+    } else {
+      code = r_.uleb128();
+    }
+    if (code == 0) {
+      if (level_ == 0) {
+        done_ = true;
+        return false;
+      }
+      close_level(off);
+      continue;
+    }
+    const Abbrev* a = unit_->abbrevs->find(code);
+    if (!a) fail_code(off, code);
+    pending_ = a;
+    pending_pos_ = r_.pos();
+    pending_end_ = 0;
+    last_offset_ = off;
+    last_sibling_ = 0;
+    if (a->has_sibling) {
+      uint64_t sib = DwarfFile::read_sibling(r_, *unit_, *a);
+      if (sib <= off || sib > unit_->end) fail_sibling(off, sib);
+      last_sibling_ = sib;
+    }
+    depth_ = level_;
+    die.offset = unit_->global_base + off;
+    die.tag = a->tag;
+    die.has_children = a->has_children;
+    die.abbrev = a;
+    die.unit = unit_;
+    die.attr_pos = pending_pos_;
+    die.sibling = last_sibling_ ? unit_->global_base + last_sibling_ : 0;
+    return true;
   }
 }
 
