@@ -61,7 +61,7 @@ struct DeclTag {
 };
 
 // Implements the functions/variables collectors' TypeLookup.
-class UnitTypes : public TypeLookup {
+class UnitTypes final : public TypeLookup {
  public:
   UnitTypes(const UnitContext& ctx, btf::Btf& out);
   ~UnitTypes();

@@ -82,6 +82,8 @@ KeySpec key_op(uint32_t name, uint32_t form) {
     k.op = kKeyTypeRef4;
   } else if (name == DW_AT_name && form == DW_FORM_strp) {
     k.op = kKeyNameStrp;
+  } else if (name == DW_AT_name && form == DW_FORM_string) {
+    k.op = kKeyNameString;
   } else if (name == DW_AT_declaration || name == DW_AT_external) {
     k.field = name == DW_AT_external;
     if (form == DW_FORM_flag_present) k.op = kKeyFlagTrue;
@@ -89,6 +91,18 @@ KeySpec key_op(uint32_t name, uint32_t form) {
     else if (data) k.op = kKeyFlagFalse;
   }
   return k;
+}
+
+// Forms read_value decodes without a check that can fail once the bytes
+// are there.
+bool cannot_fail(uint32_t form) {
+  switch (form) {
+    case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8: case DW_FORM_flag:
+    case DW_FORM_flag_present: case DW_FORM_implicit_const: case DW_FORM_sec_offset: case DW_FORM_addr:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -101,6 +115,7 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
   // Attribute specs go to one vector; Abbrev::attrs is set once it stops growing.
   std::vector<uint32_t> first_spec, first_key, first_skip;
   std::vector<uint64_t> codes, decls;  // of each abbreviation, for the duplicate check
+  std::vector<KeySpec> str_keys;       // of one abbreviation, placed around its DW_FORM_string
   while (!r.empty()) {
     uint64_t decl = r.offset();
     uint64_t code = r.uleb128();
@@ -121,6 +136,12 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
     bool all_fixed = true;
     bool keys_fixed = true;
     uint64_t fixed = 0, keys_end = 0;
+    // The layout around one DW_FORM_string (see Abbrev::str_pos): its
+    // offset, the fixed bytes after it, the keys so placed, and whether the
+    // abbreviation still qualifies.
+    bool has_str = false, str_ok = true;
+    uint64_t str_pos = 0, after = 0;
+    str_keys.clear();
     for (;;) {
       uint64_t name_at = r.offset();
       uint64_t name = r.uleb128();
@@ -140,11 +161,13 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
         a.has_sibling = true;
         if (all_fixed) a.sibling_pos = static_cast<int32_t>(fixed);
       }
+      uint64_t index = t.specs_.size() - first_spec.back();
       if (is_type_attr(s.name)) {
+        const KeySpec op = key_op(s.name, s.form);
         // DW_FORM_indirect names its form in the DIE: no fast path.
-        uint64_t index = t.specs_.size() - first_spec.back();
         if (all_fixed && s.form != DW_FORM_indirect && fixed <= 0xffff && index <= 0xffff) {
-          KeySpec k = key_op(s.name, s.form);
+          KeySpec k = op;
+          if (k.op == kKeyNameString) k.op = kKeyRead;  // its length is found with str_pos only
           k.spec = static_cast<uint16_t>(index);
           k.offset = static_cast<uint16_t>(fixed);
           t.keys_.push_back(k);
@@ -152,9 +175,30 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
         } else {
           keys_fixed = false;
         }
+        uint64_t at = has_str ? after : fixed;
+        if (index > 0xffff || at > 0xffff) str_ok = false;
+        if (str_ok && (size >= 0 || s.form == DW_FORM_string)) {
+          KeySpec k = op;
+          k.spec = static_cast<uint16_t>(index);
+          k.offset = static_cast<uint16_t>(at);
+          k.after_str = has_str;
+          str_keys.push_back(k);
+        }
+      } else if (size >= 0 && !cannot_fail(s.form)) {
+        str_ok = false;
       }
-      if (size < 0) all_fixed = false;
-      else fixed += static_cast<uint64_t>(size);
+      if (size < 0) {
+        if (all_fixed && s.form == DW_FORM_string) {
+          has_str = true;
+          str_pos = fixed;
+        } else {
+          str_ok = false;
+        }
+        all_fixed = false;
+      } else {
+        fixed += static_cast<uint64_t>(size);
+        if (has_str) after += static_cast<uint64_t>(size);
+      }
       t.specs_.push_back(s);
     }
     a.num_attrs = static_cast<uint32_t>(t.specs_.size() - first_spec.back());
@@ -178,10 +222,17 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
     }
     a.num_skip = static_cast<uint32_t>(t.skips_.size() - first_skip.back());
     a.all_fixed = all_fixed;
-    a.keys_fixed = keys_fixed;
+    if (keys_end > 0xffff) keys_fixed = false;
     if (!keys_fixed) t.keys_.resize(first_key.back());
+    if (!keys_fixed && has_str && str_ok && str_pos < Abbrev::kNoStr && after <= 0xffff) {
+      keys_fixed = true;
+      t.keys_.insert(t.keys_.end(), str_keys.begin(), str_keys.end());
+      a.str_pos = static_cast<uint16_t>(str_pos);
+      keys_end = after;
+    }
+    a.keys_fixed = keys_fixed;
     a.num_keys = static_cast<uint16_t>(t.keys_.size() - first_key.back());
-    a.keys_end = static_cast<uint32_t>(keys_end);
+    a.keys_end = static_cast<uint16_t>(keys_end);
     a.fixed_size = all_fixed ? static_cast<uint32_t>(fixed) : 0;
     if (code > max_code) max_code = code;
     t.abbrevs_.push_back(a);

@@ -55,6 +55,7 @@ enum KeyOp : uint8_t {
   kKeyNumImplicit,  // implicit_const into number `field`
   kKeyTypeRef4,   // DW_AT_type, ref4 (checked to lie in the unit)
   kKeyNameStrp,   // DW_AT_name, strp (checked to lie in .debug_str)
+  kKeyNameString, // DW_AT_name, DW_FORM_string: Abbrev::str_pos's string
   kKeyConst1,     // DW_AT_const_value, data1/2/4/8 or implicit_const
   kKeyConst2,
   kKeyConst4,
@@ -67,13 +68,15 @@ enum KeyOp : uint8_t {
 
 // Where DwarfFile::type_attrs finds one of the attributes it reads: the
 // spec's index in Abbrev::specs(), the byte offset of its value from the
-// DIE's first attribute (every attribute before it has a fixed size), and
+// DIE's first attribute (every attribute before it has a fixed size) or,
+// `after_str`, from the end of the abbreviation's one DW_FORM_string, and
 // how it takes it.
 struct KeySpec {
   uint16_t spec = 0;
   uint16_t offset = 0;
   uint8_t op = kKeyRead;  // a KeyOp
   uint8_t field = 0;
+  bool after_str = false;
 };
 
 // One step of skipping the attributes of an abbreviation that has
@@ -98,13 +101,20 @@ struct Abbrev {
   // type_attrs' fast path, valid when keys_fixed: the attributes it reads
   // (is_type_attr), each at a fixed offset, and how many bytes from the
   // first attribute hold them and every attribute before them (one bounds
-  // check covers all their reads).
+  // check covers all their reads). Or, str_pos set: every attribute has a
+  // fixed size but one DW_FORM_string at str_pos (short names: gcc writes
+  // names of up to 3 characters in the DIE), keys_end counts from the end of
+  // that string to the end of the DIE, and no other attribute's form can
+  // fail to decode: the fast path then reads what AttrIter would, with the
+  // same outcome.
   bool keys_fixed = false;
   int32_t sibling_pos = -1;     // byte offset of DW_AT_sibling's value when all attributes before it are fixed
   uint16_t sibling_form = 0;    // the form of the first DW_AT_sibling
   uint16_t num_keys = 0;
   uint32_t num_attrs = 0;
-  uint32_t keys_end = 0;
+  uint16_t keys_end = 0;
+  uint16_t str_pos = kNoStr;
+  static constexpr uint16_t kNoStr = 0xffff;
   // Not all_fixed: the attributes skipped in runs, each fixed-size run in
   // one step (0 steps: attribute by attribute, for DW_FORM_indirect).
   uint32_t num_skip = 0;

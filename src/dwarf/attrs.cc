@@ -3,6 +3,8 @@
 // (member offsets in DWARF 2/3 style, addresses of variables).
 #include "dwarf/dwarf_file.h"
 
+#include <cstring>
+
 namespace btfc::dwarf {
 
 Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
@@ -128,10 +130,11 @@ Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
 // One key the fast path does not take in one step: its value read by the
 // common forms inline, else by read_value (which reports every error), then
 // taken by TypeAttrs' rules.
-[[gnu::noinline]] void DwarfFile::type_attr_read(TypeAttrs& out, const Die& die, const KeySpec& k) const {
+[[gnu::noinline]] void DwarfFile::type_attr_read(TypeAttrs& out, const Die& die, const KeySpec& k,
+                                                  uint64_t pos) const {
   const Unit& u = *die.unit;
   const AttrSpec& s = die.abbrev->attrs[k.spec];
-  const uint8_t* p = u.reader.bytes().data() + die.attr_pos + k.offset;
+  const uint8_t* p = u.reader.bytes().data() + pos;
   bool be = u.reader.big_endian();
   Value v;
   bool done = true;
@@ -162,69 +165,109 @@ Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
   }
   if (!done) {
     Reader r = u.reader;
-    r.seek(die.attr_pos + k.offset);
+    r.seek(pos);
     v = Value{};
     read_value(r, u, s.form, s.implicit_const, v);
   }
   out.set(*this, s.name, v);
 }
 
+// Takes the keys of a DIE whose abbreviation has them at fixed offsets
+// (from the first attribute, or kShifted: from the end of its one
+// DW_FORM_string for the keys after it, `after`), once the caller checked
+// that the DIE holds them. Each key is loaded from its offset and taken as
+// its KeyOp says; values that need checking (a reference outside the unit,
+// a string offset past .debug_str) and the rare pairs go through
+// type_attr_read.
+template <bool kShifted>
+[[gnu::always_inline]] inline void DwarfFile::take_keys(TypeAttrs& out, const Die& die, uint64_t after,
+                                                        uint64_t str_len) const {
+  const Abbrev* a = die.abbrev;
+  const Unit& u = *die.unit;
+  const uint8_t* data = u.reader.bytes().data();
+  bool be = u.reader.big_endian();
+  for (const KeySpec& k : a->key_specs()) {
+    const uint64_t pos = (kShifted && k.after_str ? after : die.attr_pos) + k.offset;
+    const uint8_t* p = data + pos;
+    switch (k.op) {
+      case kKeyIgnore: break;
+      case kKeyNum1: out.put(k.field, *p); break;
+      case kKeyNum2: out.put(k.field, load<uint16_t>(p, be)); break;
+      case kKeyNum4: out.put(k.field, load<uint32_t>(p, be)); break;
+      case kKeyNum8: out.put(k.field, load<uint64_t>(p, be)); break;
+      case kKeyNumImplicit: out.put(k.field, static_cast<uint64_t>(a->attrs[k.spec].implicit_const)); break;
+      case kKeyTypeRef4: {
+        uint64_t off = load<uint32_t>(p, be);
+        if (off < u.end - u.offset) out.put(TypeAttrs::kType, u.global_base + u.offset + off);
+        else type_attr_read(out, die, k, pos);
+        break;
+      }
+      case kKeyNameStrp: {
+        uint64_t off = u.offset_size == 4 ? load<uint32_t>(p, be) : load<uint64_t>(p, be);
+        if (off < u.sections->str_end) {
+          out.name.kind = Value::kString;
+          out.name.u = 0;
+          out.name.ptr = u.sections->str.data() + off;
+          out.name.len = Value::kNulTerminated;
+        } else {
+          type_attr_read(out, die, k, pos);
+        }
+        break;
+      }
+      case kKeyNameString:
+        out.name.kind = Value::kString;
+        out.name.u = 0;
+        out.name.ptr = p;
+        out.name.len = str_len;
+        break;
+      case kKeyConst1: out.const_value = Value{Value::kUnsigned, *p}; break;
+      case kKeyConst2: out.const_value = Value{Value::kUnsigned, load<uint16_t>(p, be)}; break;
+      case kKeyConst4: out.const_value = Value{Value::kUnsigned, load<uint32_t>(p, be)}; break;
+      case kKeyConst8: out.const_value = Value{Value::kUnsigned, load<uint64_t>(p, be)}; break;
+      case kKeyConstImplicit:
+        out.const_value = Value{Value::kSigned, static_cast<uint64_t>(a->attrs[k.spec].implicit_const)};
+        break;
+      case kKeyFlagTrue: out.flag(k.field) = true; break;
+      case kKeyFlag: out.flag(k.field) = *p != 0; break;
+      case kKeyFlagFalse: out.flag(k.field) = false; break;
+      default: type_attr_read(out, die, k, pos); break;
+    }
+  }
+}
+
+// The keys of a DIE whose abbreviation has one DW_FORM_string
+// (Abbrev::str_pos); false when the DIE does not hold them all (AttrIter
+// then reports why).
+[[gnu::noinline]] bool DwarfFile::type_attrs_str(TypeAttrs& out, const Die& die) const {
+  const Unit& u = *die.unit;
+  const uint8_t* data = u.reader.bytes().data();
+  const size_t size = u.reader.size();
+  uint64_t at = die.attr_pos + die.abbrev->str_pos;
+  const void* nul = at < size ? std::memchr(data + at, 0, size - at) : nullptr;
+  if (!nul) return false;
+  uint64_t str_len = static_cast<uint64_t>(static_cast<const uint8_t*>(nul) - (data + at));
+  uint64_t after = at + str_len + 1;
+  if (after + die.abbrev->keys_end > size) return false;
+  take_keys<true>(out, die, after, str_len);
+  return true;
+}
+
 TypeAttrs DwarfFile::type_attrs(const Die& die) const {
   TypeAttrs out;
   const Abbrev* a = die.abbrev;
   if (!a) return out;
-  const Unit& u = *die.unit;
-  // The fast path when the DIE holds every byte up to its last wanted
+  // The fast paths when the DIE holds every byte up to its last wanted
   // attribute: a truncated DIE goes the slow way, whose error then names
   // the same offset as attrs() would.
-  if (a->keys_fixed && die.attr_pos + a->keys_end <= u.reader.size()) {
-    // That one check covers every fixed-size value up to keys_end, so each
-    // key is loaded from its offset and taken as its KeyOp says; values
-    // that need checking (a reference outside the unit, a string offset
-    // past .debug_str) and the rare pairs go through type_attr_read.
-    const uint8_t* attrs = u.reader.bytes().data() + die.attr_pos;
-    bool be = u.reader.big_endian();
-    for (const KeySpec& k : a->key_specs()) {
-      const uint8_t* p = attrs + k.offset;
-      switch (k.op) {
-        case kKeyIgnore: break;
-        case kKeyNum1: out.put(k.field, *p); break;
-        case kKeyNum2: out.put(k.field, load<uint16_t>(p, be)); break;
-        case kKeyNum4: out.put(k.field, load<uint32_t>(p, be)); break;
-        case kKeyNum8: out.put(k.field, load<uint64_t>(p, be)); break;
-        case kKeyNumImplicit: out.put(k.field, static_cast<uint64_t>(a->attrs[k.spec].implicit_const)); break;
-        case kKeyTypeRef4: {
-          uint64_t off = load<uint32_t>(p, be);
-          if (off < u.end - u.offset) out.put(TypeAttrs::kType, u.global_base + u.offset + off);
-          else type_attr_read(out, die, k);
-          break;
-        }
-        case kKeyNameStrp: {
-          uint64_t off = u.offset_size == 4 ? load<uint32_t>(p, be) : load<uint64_t>(p, be);
-          if (off < u.sections->str_end) {
-            out.name.kind = Value::kString;
-            out.name.u = 0;
-            out.name.ptr = u.sections->str.data() + off;
-            out.name.len = Value::kNulTerminated;
-          } else {
-            type_attr_read(out, die, k);
-          }
-          break;
-        }
-        case kKeyConst1: out.const_value = Value{Value::kUnsigned, *p}; break;
-        case kKeyConst2: out.const_value = Value{Value::kUnsigned, load<uint16_t>(p, be)}; break;
-        case kKeyConst4: out.const_value = Value{Value::kUnsigned, load<uint32_t>(p, be)}; break;
-        case kKeyConst8: out.const_value = Value{Value::kUnsigned, load<uint64_t>(p, be)}; break;
-        case kKeyConstImplicit:
-          out.const_value = Value{Value::kSigned, static_cast<uint64_t>(a->attrs[k.spec].implicit_const)};
-          break;
-        case kKeyFlagTrue: out.flag(k.field) = true; break;
-        case kKeyFlag: out.flag(k.field) = *p != 0; break;
-        case kKeyFlagFalse: out.flag(k.field) = false; break;
-        default: type_attr_read(out, die, k); break;
+  if (a->keys_fixed) {
+    if (a->str_pos == Abbrev::kNoStr) {
+      if (die.attr_pos + a->keys_end <= die.unit->reader.size()) {
+        take_keys<false>(out, die, 0, 0);
+        return out;
       }
+    } else if (type_attrs_str(out, die)) {
+      return out;
     }
-    return out;
   }
   Attr at;
   for (AttrIter it(*this, die); it.next(at);)

@@ -437,7 +437,10 @@ class DwarfFile {
   void read_abbrevs(std::vector<Unit>& units, const Sections& s);
   void read_root(Unit& unit);
   static uint64_t read_sibling_slow(Reader r, const Unit& unit, const Abbrev& a);
-  void type_attr_read(TypeAttrs& out, const Die& die, const KeySpec& k) const;
+  void type_attr_read(TypeAttrs& out, const Die& die, const KeySpec& k, uint64_t pos) const;
+  template <bool kShifted>
+  void take_keys(TypeAttrs& out, const Die& die, uint64_t after, uint64_t str_len) const;
+  bool type_attrs_str(TypeAttrs& out, const Die& die) const;
   void load_alt(const elf::ElfFile& elf, const Options& options);
   Die die_in(const Unit& unit, uint64_t section_offset) const;
   static const uint8_t* string_at(Bytes section, size_t end, std::string_view name, uint64_t offset,

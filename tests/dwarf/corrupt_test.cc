@@ -374,6 +374,37 @@ TEST(Corrupt, TypeAttrsReportsLikeAttrs) {
   EXPECT_EQ(type_attrs_error(str), ".debug_info+0xe: string offset 0x1000 is past the end of .debug_str (size 0x4)");
 }
 
+TEST(Corrupt, TypeAttrsAfterAnInlineNameReportsLikeAttrs) {
+  // A name in the DIE (DW_FORM_string) puts the keys after it at offsets
+  // known once its NUL is found. A DIE that ends before them, a name that
+  // runs to the end of the unit and a value type_attrs does not want but
+  // attrs() decodes (a bad strp) all give attrs()'s message.
+  Input in;
+  ByteWriter dies;
+  dies.u8(1).u8(2).str("ab").u8(5).u16(0);
+  in.info = unit5(dies);
+  in.abbrev = abbrevs({{DW_AT_name, DW_FORM_string}, {DW_AT_decl_line, DW_FORM_data1}, {DW_AT_type, DW_FORM_ref4}});
+  EXPECT_EQ(type_attrs_error(in), ".debug_info+0x12: unexpected end of data");
+  expect_error("truncated_after_name.o", in, ".debug_info+0x12: unexpected end of data");
+
+  Input open_name;
+  ByteWriter open_dies;
+  open_dies.u8(1).u8(2).u8('a').u8('b');
+  open_name.info = unit5(open_dies);
+  open_name.abbrev = abbrevs({{DW_AT_name, DW_FORM_string}, {DW_AT_type, DW_FORM_ref4}});
+  EXPECT_EQ(type_attrs_error(open_name), ".debug_info+0xe: string is not NUL-terminated");
+
+  Input other;
+  ByteWriter other_dies;
+  other_dies.u8(1).u8(2).str("ab").u32(0x1000).u32(0xc).u8(0);
+  other.info = unit5(other_dies);
+  other.abbrev =
+      abbrevs({{DW_AT_name, DW_FORM_string}, {DW_AT_linkage_name, DW_FORM_strp}, {DW_AT_type, DW_FORM_ref4}});
+  other.str.str("abc");
+  EXPECT_EQ(type_attrs_error(other),
+            ".debug_info+0x11: string offset 0x1000 is past the end of .debug_str (size 0x4)");
+}
+
 TEST(Corrupt, GoodInputWalks) {
   // The builders themselves make valid DWARF: root + member with a correct sibling.
   Input in;
