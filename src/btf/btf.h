@@ -297,6 +297,10 @@ class StringTable {
   uint32_t add(std::string_view s, uint64_t hash);
   std::optional<uint32_t> find(std::string_view s, uint64_t hash) const;
   static uint64_t hash(std::string_view s);
+  // Starts loading the index slot find(s, hash) probes first.
+  void prefetch(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+  }
 
   // The NUL-terminated string at `off`; the caller checked off < size() and
   // that the bytes end with NUL (the reader validates both).
@@ -358,6 +362,12 @@ class Btf {
   std::optional<uint32_t> find_string(std::string_view s) const;
   // With StringTable::hash(s) already known.
   std::optional<uint32_t> find_string(std::string_view s, uint64_t hash) const;
+  // Starts loading what find_string(s, hash) reads first (a batch of
+  // lookups overlaps its cache misses).
+  void prefetch_string(uint64_t hash) const {
+    if (base_) base_->prefetch_string(hash);
+    strings_.prefetch(hash);
+  }
   // The string at `off`; throws btfc::Error if off is past the end.
   std::string_view str(uint32_t off) const;
 

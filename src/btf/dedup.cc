@@ -11,6 +11,7 @@
 #include "btf/dedup.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -389,6 +390,7 @@ class ChunkNames {
         return slot.result;
     }
   }
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
   // `s` (not in the table yet) must stay where it is while the table lives.
   void add(std::string_view s, uint64_t h, uint32_t result) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
@@ -624,14 +626,6 @@ class Deduper {
   void resolve_in_base(const std::vector<uint64_t>& named, std::vector<uint32_t>& shared_remap,
                        std::vector<uint32_t>& remap) {
     const Btf& base = *btf_.base();
-    auto resolve = [&](ChunkNames& met, std::string_view s) {
-      uint64_t h = StringTable::hash(s);
-      if (std::optional<uint32_t> seen = met.find(s, h)) return *seen;
-      std::optional<uint32_t> in_base = base.find_string(s, h);
-      uint32_t result = in_base ? *in_base : NOT_IN_BASE;
-      met.add(s, h, result);
-      return result;
-    };
     constexpr size_t kWords = size_t{1} << 17;  // 8 MB of the shared region per chunk
     std::span<const char> shared = btf_.shared_strings();
     size_t shared_chunks = (named.size() + kWords - 1) / kWords;
@@ -649,25 +643,71 @@ class Deduper {
     // a small module's two regions name the same strings.
     parallel_for(std::max(shared_chunks, own_chunks), [&](size_t c) {
       ChunkNames met;
+      // Names go through in batches, so that the cache misses of one
+      // batch's lookups (the tables' slots, then the base's bytes) overlap
+      // instead of following one another.
+      struct Name {
+        std::string_view s;
+        uint64_t h;
+        uint32_t* out;
+      };
+      std::array<Name, 32> batch;
+      size_t n = 0;
+      auto flush = [&] {
+        for (size_t i = 0; i < n; i++) {
+          batch[i].h = StringTable::hash(batch[i].s);
+          met.prefetch(batch[i].h);
+        }
+        size_t misses = 0;
+        for (size_t i = 0; i < n; i++) {
+          if (std::optional<uint32_t> seen = met.find(batch[i].s, batch[i].h)) {
+            *batch[i].out = *seen;
+          } else {
+            base.prefetch_string(batch[i].h);
+            batch[misses++] = batch[i];
+          }
+        }
+        for (size_t i = 0; i < misses; i++) {
+          const Name& m = batch[i];
+          if (std::optional<uint32_t> seen = met.find(m.s, m.h)) {  // a twin earlier in the batch
+            *m.out = *seen;
+            continue;
+          }
+          std::optional<uint32_t> in_base = base.find_string(m.s, m.h);
+          *m.out = in_base ? *in_base : NOT_IN_BASE;
+          met.add(m.s, m.h, *m.out);
+        }
+        n = 0;
+      };
+      auto resolve = [&](std::string_view s, uint32_t* out) {
+        if (s.empty()) {
+          *out = 0;
+          return;
+        }
+        batch[n++] = {s, 0, out};
+        if (n == batch.size()) flush();
+      };
       if (c < shared_chunks) {
         uint32_t r = chunk_rank[c];
         for (size_t w = c * kWords; w < std::min(named.size(), (c + 1) * kWords); w++)
           for (uint64_t bits = named[w]; bits; bits &= bits - 1) {
             size_t pos = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
-            shared_remap[r++] = resolve(met, std::string_view(shared.data() + pos));
+            resolve(std::string_view(shared.data() + pos), &shared_remap[r++]);
           }
       }
-      if (c >= own_chunks) return;
-      // The strings that start in [lo, hi) of the table's own bytes.
-      size_t lo = c * kBytes, hi = std::min(own.size(), lo + kBytes);
-      while (lo < hi && lo > 0 && own[lo - 1] != '\0') lo++;
-      for (size_t off = lo; off < hi;) {
-        const void* nul = std::memchr(own.data() + off, 0, own.size() - off);
-        if (!nul) break;  // unterminated tail: left to the record pass, which reports it
-        std::string_view s(own.data() + off, static_cast<const char*>(nul) - (own.data() + off));
-        remap[off] = s.empty() ? 0 : resolve(met, s);
-        off += s.size() + 1;
+      if (c < own_chunks) {
+        // The strings that start in [lo, hi) of the table's own bytes.
+        size_t lo = c * kBytes, hi = std::min(own.size(), lo + kBytes);
+        while (lo < hi && lo > 0 && own[lo - 1] != '\0') lo++;
+        for (size_t off = lo; off < hi;) {
+          const void* nul = std::memchr(own.data() + off, 0, own.size() - off);
+          if (!nul) break;  // unterminated tail: left to the record pass, which reports it
+          std::string_view s(own.data() + off, static_cast<const char*>(nul) - (own.data() + off));
+          resolve(s, &remap[off]);
+          off += s.size() + 1;
+        }
       }
+      flush();
     });
   }
 
