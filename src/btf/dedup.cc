@@ -29,7 +29,9 @@ namespace {
 constexpr uint32_t MAX_ID = 0x7fffffff;         // libbpf's BTF_MAX_NR_TYPES
 constexpr uint32_t UNPROCESSED = 0xffffffff;
 constexpr uint32_t IN_PROGRESS = 0xfffffffe;
-constexpr uint32_t NOT_IN_BASE = 0xfffffffd;  // dedup_strings: a string to add to the split table
+// dedup_strings: NEW_NAME + k stands for the k-th distinct name a chunk of
+// the string pass found missing from the base (below IN_PROGRESS).
+constexpr uint32_t NEW_NAME = 0x80000000;
 const uint32_t VOID_RECORD[3] = {0, 0, 0};
 
 // Mixes one word into a 64-bit signature (multiply-xorshift; good enough
@@ -376,7 +378,7 @@ class BaseHits {
 };
 
 // Names one chunk of dedup's string pass has met, with what each resolved
-// to (a base offset or NOT_IN_BASE): a module's units repeat their names
+// to (a base offset or NEW_NAME + k): a module's units repeat their names
 // many times, and this table stays in cache where the base's does not.
 class ChunkNames {
  public:
@@ -614,7 +616,7 @@ class Deduper {
   }
 
   // Split BTF: the base offset of every string the records name, or
-  // NOT_IN_BASE, into shared_remap (the .debug_str offsets of `named`) and
+  // NEW_NAME + k, into shared_remap (the .debug_str offsets of `named`) and
   // remap (every string that starts in this table's own bytes; a record
   // naming the middle of one stays UNPROCESSED and is looked up on its
   // own). The strings are read in offset order, so that the bytes stream
@@ -623,26 +625,36 @@ class Deduper {
   // each name (every unit's .debug_str part, gcc's inline names), so each
   // chunk keeps a small table of the names it has met. The pass that
   // follows adds the new strings in record order, as libbpf does.
+  // The string pass's chunks: 8 MB of the shared region (as bitmap words)
+  // and of the table's own bytes.
+  static constexpr size_t kStringChunkWords = size_t{1} << 17, kStringChunkBytes = size_t{1} << 23;
+  struct NewName {
+    std::string_view s;
+    uint64_t h;
+    uint32_t final;  // its offset in the new table once added, else UNPROCESSED
+  };
+  std::vector<std::vector<NewName>> new_names_;  // per chunk
+
   void resolve_in_base(const std::vector<uint64_t>& named, std::vector<uint32_t>& shared_remap,
                        std::vector<uint32_t>& remap) {
     const Btf& base = *btf_.base();
-    constexpr size_t kWords = size_t{1} << 17;  // 8 MB of the shared region per chunk
     std::span<const char> shared = btf_.shared_strings();
-    size_t shared_chunks = (named.size() + kWords - 1) / kWords;
+    size_t shared_chunks = (named.size() + kStringChunkWords - 1) / kStringChunkWords;
     std::vector<uint32_t> chunk_rank(shared_chunks + 1, 0);
     for (size_t c = 0; c < shared_chunks; c++) {
       uint32_t n = 0;
-      for (size_t w = c * kWords; w < std::min(named.size(), (c + 1) * kWords); w++)
+      for (size_t w = c * kStringChunkWords; w < std::min(named.size(), (c + 1) * kStringChunkWords); w++)
         n += static_cast<uint32_t>(__builtin_popcountll(named[w]));
       chunk_rank[c + 1] = chunk_rank[c] + n;
     }
     std::span<const char> own = btf_.strings().bytes();
-    constexpr size_t kBytes = size_t{1} << 23;
-    size_t own_chunks = (own.size() + kBytes - 1) / kBytes;
+    size_t own_chunks = (own.size() + kStringChunkBytes - 1) / kStringChunkBytes;
     // Task c takes chunk c of each region, with one table of names met:
     // a small module's two regions name the same strings.
+    new_names_.assign(std::max(shared_chunks, own_chunks), {});
     parallel_for(std::max(shared_chunks, own_chunks), [&](size_t c) {
       ChunkNames met;
+      std::vector<NewName>& fresh = new_names_[c];
       // Names go through in batches, so that the cache misses of one
       // batch's lookups (the tables' slots, then the base's bytes) overlap
       // instead of following one another.
@@ -673,8 +685,12 @@ class Deduper {
             *m.out = *seen;
             continue;
           }
-          std::optional<uint32_t> in_base = base.find_string(m.s, m.h);
-          *m.out = in_base ? *in_base : NOT_IN_BASE;
+          if (std::optional<uint32_t> in_base = base.find_string(m.s, m.h)) {
+            *m.out = *in_base;
+          } else {
+            *m.out = NEW_NAME + static_cast<uint32_t>(fresh.size());
+            fresh.push_back({m.s, m.h, UNPROCESSED});
+          }
           met.add(m.s, m.h, *m.out);
         }
         n = 0;
@@ -689,7 +705,7 @@ class Deduper {
       };
       if (c < shared_chunks) {
         uint32_t r = chunk_rank[c];
-        for (size_t w = c * kWords; w < std::min(named.size(), (c + 1) * kWords); w++)
+        for (size_t w = c * kStringChunkWords; w < std::min(named.size(), (c + 1) * kStringChunkWords); w++)
           for (uint64_t bits = named[w]; bits; bits &= bits - 1) {
             size_t pos = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
             resolve(std::string_view(shared.data() + pos), &shared_remap[r++]);
@@ -697,7 +713,7 @@ class Deduper {
       }
       if (c < own_chunks) {
         // The strings that start in [lo, hi) of the table's own bytes.
-        size_t lo = c * kBytes, hi = std::min(own.size(), lo + kBytes);
+        size_t lo = c * kStringChunkBytes, hi = std::min(own.size(), lo + kStringChunkBytes);
         while (lo < hi && lo > 0 && own[lo - 1] != '\0') lo++;
         for (size_t off = lo; off < hi;) {
           const void* nul = std::memchr(own.data() + off, 0, own.size() - off);
@@ -738,7 +754,9 @@ class Deduper {
     std::vector<uint32_t> shared_remap(rank.back(), UNPROCESSED);
     // Split BTF: every distinct old string is looked up in the base
     // beforehand, in parallel and in offset order (see resolve_in_base).
-    if (base) resolve_in_base(named, shared_remap, remap);
+    // Offsets must stay below NEW_NAME; bigger tables take the slow path.
+    const bool resolved = base && uint64_t{start_off} + btf_.strings().size() + region < NEW_NAME;
+    if (resolved) resolve_in_base(named, shared_remap, remap);
     BaseHits base_hits(base);
     for (uint32_t id = start_; id < end_; ++id) {
       visit_str_off_words(own(id), [&](uint32_t& off) {
@@ -754,9 +772,13 @@ class Deduper {
         } else {
           fail(id, "string offset " + std::to_string(off) + " out of range");
         }
-        if (*m == NOT_IN_BASE) {
-          std::string_view s = btf_.str(off);
-          *m = start_off + strings.add(s, StringTable::hash(s));
+        if (resolved && *m >= NEW_NAME && *m < IN_PROGRESS) {
+          // Which chunk resolved it follows from where the string lies.
+          size_t chunk = rel < remap.size() ? rel / kStringChunkBytes
+                                            : (off - Btf::SHARED_STR_BASE) / 64 / kStringChunkWords;
+          NewName& n = new_names_[chunk][*m - NEW_NAME];
+          if (n.final == UNPROCESSED) n.final = start_off + strings.add(n.s, n.h);
+          *m = n.final;
         } else if (*m == UNPROCESSED) {
           std::string_view s = btf_.str(off);
           uint64_t h = StringTable::hash(s);
