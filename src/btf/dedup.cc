@@ -331,52 +331,6 @@ class UniqueNames {
   std::vector<std::pair<uint32_t, uint32_t>> slots_;  // name_off, id
 };
 
-// Names already found in a base's string table: name -> base offset, an
-// open-addressing table of base offsets compared through the base's bytes.
-class BaseHits {
- public:
-  explicit BaseHits(const Btf* base) : base_(base), slots_(base ? 1024 : 0) {}
-  std::optional<uint32_t> find(std::string_view s, uint64_t h) const {
-    if (slots_.empty()) return std::nullopt;
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      const Slot& slot = slots_[i];
-      if (!slot.off1) return std::nullopt;
-      if (slot.tag == tag_of(h) && base_->str(slot.off1 - 1) == s) return slot.off1 - 1;
-    }
-  }
-  // A name with hash h, not in the table yet, is at base_off in the base.
-  void add(uint64_t h, uint32_t base_off) {
-    if ((count_ + 1) * 2 > slots_.size()) grow();
-    insert(base_off, h);
-    ++count_;
-  }
-
- private:
-  struct Slot {
-    uint32_t off1 = 0;  // base offset + 1, 0 = empty
-    uint32_t tag = 0;   // the hash's high half
-  };
-  static uint32_t tag_of(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
-  void insert(uint32_t base_off, uint64_t h) {
-    size_t mask = slots_.size() - 1;
-    size_t i = h & mask;
-    while (slots_[i].off1) i = (i + 1) & mask;
-    slots_[i] = {base_off + 1, tag_of(h)};
-  }
-  // Rare (the table doubles), so the hashes are computed again from the
-  // base's bytes, as StringTable::grow does.
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{});
-    for (const Slot& s : old)
-      if (s.off1) insert(s.off1 - 1, StringTable::hash(base_->str(s.off1 - 1)));
-  }
-  const Btf* base_;
-  std::vector<Slot> slots_;
-  size_t count_ = 0;
-};
-
 // Names one chunk of dedup's string pass has met, with what each resolved
 // to (a base offset or NEW_NAME + k): a module's units repeat their names
 // many times, and this table stays in cache where the base's does not.
@@ -615,16 +569,6 @@ class Deduper {
     map_[id] = to;
   }
 
-  // Split BTF: the base offset of every string the records name, or
-  // NEW_NAME + k, into shared_remap (the .debug_str offsets of `named`) and
-  // remap (every string that starts in this table's own bytes; a record
-  // naming the middle of one stays UNPROCESSED and is looked up on its
-  // own). The strings are read in offset order, so that the bytes stream
-  // through the cache instead of costing a miss per name, and in parallel
-  // chunks: the base is only read. A module's units bring many copies of
-  // each name (every unit's .debug_str part, gcc's inline names), so each
-  // chunk keeps a small table of the names it has met. The pass that
-  // follows adds the new strings in record order, as libbpf does.
   // The string pass's chunks: 8 MB of the shared region (as bitmap words)
   // and of the table's own bytes.
   static constexpr size_t kStringChunkWords = size_t{1} << 17, kStringChunkBytes = size_t{1} << 23;
@@ -635,18 +579,22 @@ class Deduper {
   };
   std::vector<std::vector<NewName>> new_names_;  // per chunk
 
-  void resolve_in_base(const std::vector<uint64_t>& named, std::vector<uint32_t>& shared_remap,
-                       std::vector<uint32_t>& remap) {
+  // Split BTF: the base offset of every string the records name, or
+  // NEW_NAME + k, into shared_remap (the .debug_str offsets of `named`,
+  // `rank` its prefix counts) and remap (every string that starts in this
+  // table's own bytes; a record naming the middle of one stays UNPROCESSED
+  // and is looked up on its own). The strings are read in offset order, so
+  // that the bytes stream through the cache instead of costing a miss per
+  // name, and in parallel chunks: the base is only read. A module's units
+  // bring many copies of each name (every unit's .debug_str part, gcc's
+  // inline names), so each chunk keeps a small table of the names it has
+  // met. The pass that follows adds the new strings in record order, as
+  // libbpf does.
+  void resolve_in_base(const std::vector<uint64_t>& named, const std::vector<uint32_t>& rank,
+                       std::vector<uint32_t>& shared_remap, std::vector<uint32_t>& remap) {
     const Btf& base = *btf_.base();
     std::span<const char> shared = btf_.shared_strings();
     size_t shared_chunks = (named.size() + kStringChunkWords - 1) / kStringChunkWords;
-    std::vector<uint32_t> chunk_rank(shared_chunks + 1, 0);
-    for (size_t c = 0; c < shared_chunks; c++) {
-      uint32_t n = 0;
-      for (size_t w = c * kStringChunkWords; w < std::min(named.size(), (c + 1) * kStringChunkWords); w++)
-        n += static_cast<uint32_t>(__builtin_popcountll(named[w]));
-      chunk_rank[c + 1] = chunk_rank[c] + n;
-    }
     std::span<const char> own = btf_.strings().bytes();
     size_t own_chunks = (own.size() + kStringChunkBytes - 1) / kStringChunkBytes;
     // Task c takes chunk c of each region, with one table of names met:
@@ -704,7 +652,7 @@ class Deduper {
         if (n == batch.size()) flush();
       };
       if (c < shared_chunks) {
-        uint32_t r = chunk_rank[c];
+        uint32_t r = rank[c * kStringChunkWords];
         for (size_t w = c * kStringChunkWords; w < std::min(named.size(), (c + 1) * kStringChunkWords); w++)
           for (uint64_t bits = named[w]; bits; bits &= bits - 1) {
             size_t pos = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
@@ -754,10 +702,10 @@ class Deduper {
     std::vector<uint32_t> shared_remap(rank.back(), UNPROCESSED);
     // Split BTF: every distinct old string is looked up in the base
     // beforehand, in parallel and in offset order (see resolve_in_base).
-    // Offsets must stay below NEW_NAME; bigger tables take the slow path.
+    // Offsets must stay below NEW_NAME; bigger tables, and records naming
+    // the middle of a string, take the lookups below.
     const bool resolved = base && uint64_t{start_off} + btf_.strings().size() + region < NEW_NAME;
-    if (resolved) resolve_in_base(named, shared_remap, remap);
-    BaseHits base_hits(base);
+    if (resolved) resolve_in_base(named, rank, shared_remap, remap);
     for (uint32_t id = start_; id < end_; ++id) {
       visit_str_off_words(own(id), [&](uint32_t& off) {
         if (off == 0 || off < start_off) return;
@@ -786,11 +734,8 @@ class Deduper {
             *m = start_off + strings.add(s, h);
           } else if (std::optional<uint32_t> seen = strings.find(s, h)) {
             *m = start_off + *seen;  // a new string met before (not in the base, then)
-          } else if (std::optional<uint32_t> seen_in_base = base_hits.find(s, h)) {
-            *m = *seen_in_base;
           } else if (std::optional<uint32_t> in_base = base->find_string(s, h)) {
             *m = *in_base;
-            base_hits.add(h, *in_base);
           } else {
             *m = start_off + strings.add(s, h);
           }
