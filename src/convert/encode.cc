@@ -90,8 +90,6 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     // back): resident memory follows the units in flight.
     elf.release(units[i].reader.bytes());
   };
-  // Merges the tables of results[which] into `into`; each unit's function
-  // and variable ids follow their types, and the unit tables are freed.
   // Room for the records emit_functions and emit_variables may append
   // after the last merge (an upper bound: one FUNC per candidate, each
   // with its proto, tags and kfunc extras; a DATASEC entry per variable).
@@ -105,6 +103,8 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     }
     into.reserve_records(into.type_count() + types, into.words().size() + words);
   };
+  // Merges the tables of results[which] into `into`; each unit's function
+  // and variable ids follow their types, and the unit tables are freed.
   auto merge = [&](btf::Btf& into, const std::vector<size_t>& which) {
     std::vector<const btf::Btf*> tables;
     for (size_t i : which) tables.push_back(&results[i].types);
