@@ -1,17 +1,20 @@
 // BTF deduplication (see dedup.h for the algorithm and a worked example).
 //
-// Built for speed on ~1M-type inputs: every per-type state is a flat u32
-// array indexed by type id; candidate lookup is one open-addressing table
-// of 64-bit signatures whose equal-signature ids are chained through
-// arrays (in the order libbpf's hash map would yield them); records are
-// compared word by word in place. Signatures of primitive and struct types
-// are computed in parallel once names are final. The passes themselves are
-// sequential: which type is canonical depends on the order of decisions,
-// and that order is what makes the result equal to libbpf's.
+// Built for speed on ~1M-type inputs: every per-type state is a flat array
+// indexed by type id (filled in parallel, never zeroed first); candidate
+// lookup is one open-addressing table of 32-bit signature tags whose ids
+// are chained through a list of the added ids only (in the order libbpf's
+// hash map would yield them); records are compared word by word in place.
+// Signatures of primitive and struct types are computed in parallel once
+// names are final, and the string pass rewrites in parallel every name
+// the base has. The type passes themselves are sequential: which type is
+// canonical depends on the order of decisions, and that order is what
+// makes the result equal to libbpf's.
 #include "btf/dedup.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -34,6 +37,34 @@ constexpr uint32_t IN_PROGRESS = 0xfffffffe;
 constexpr uint32_t NEW_NAME = 0x80000000;
 const uint32_t VOID_RECORD[3] = {0, 0, 0};
 
+// An allocator whose resize() leaves new elements uninitialised: dedup's
+// per-id arrays are filled in parallel right after, and zeroing them first
+// would be a serial pass over fresh pages (a big module's dedup allocates
+// tens of MB of them).
+template <typename T>
+struct NoInit : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = NoInit<U>;
+  };
+  NoInit() = default;
+  template <typename U>
+  NoInit(const NoInit<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <typename T>
+using IdArray = std::vector<T, NoInit<T>>;
+
+// Ids per task of the parallel per-id passes.
+constexpr uint32_t kIdChunk = 1 << 16;
+
 // Mixes one word into a 64-bit signature (multiply-xorshift; good enough
 // that different signatures practically never share a chain).
 inline uint64_t mix(uint64_t h, uint64_t v) {
@@ -42,8 +73,20 @@ inline uint64_t mix(uint64_t h, uint64_t v) {
   return h ^ (h >> 32);
 }
 
+// The 32 bits of a signature the candidate index keeps (and dedup stores
+// per type).
+inline uint32_t sig_tag(uint64_t sig) { return static_cast<uint32_t>(sig ^ (sig >> 32)); }
+
 inline Kind kind_of(const uint32_t* r) { return info_kind(r[1]); }
 inline uint32_t vlen_of(const uint32_t* r) { return info_vlen(r[1]); }
+// Without a libgcc call: Debian's x86-64 baseline has no POPCNT
+// instruction, and __builtin_popcountll becomes a function call per word.
+inline uint32_t popcount64(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<uint32_t>((x * 0x0101010101010101ull) >> 56);
+}
 inline bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union; }
 
 // ---- Signatures and equality of single records (libbpf's btf_hash_* and
@@ -132,13 +175,16 @@ bool compat_fnproto(const uint32_t* a, const uint32_t* b) {
 // FWD resolution makes equivalence ambiguous, but then the order decides.)
 class CandidateIndex {
  public:
-  explicit CandidateIndex(uint32_t id_count, size_t expected) : next_(id_count, 0), prev_(id_count, 0) {
+  // `expected`: about how many ids will be added.
+  explicit CandidateIndex(size_t expected) {
     size_t cap = 1024;
     while (cap < expected * 2) cap *= 2;
     slots_.assign(cap, Slot{});
+    nodes_.reserve(expected + 1);
+    nodes_.push_back(Node{});  // node 0: the end of a chain
   }
 
-  void add(uint64_t sig, uint32_t id) {
+  void add(uint32_t tag, uint32_t id) {
     // libbpf's doubling check comes before its insert.
     if (libbpf_cap_ == 0 || (libbpf_size_ + 1) * 4 / 3 > libbpf_cap_) {
       libbpf_cap_ = libbpf_cap_ ? libbpf_cap_ * 2 : 4;
@@ -146,40 +192,42 @@ class CandidateIndex {
     }
     ++libbpf_size_;
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    Slot& s = find_slot(tag_of(sig));
+    Slot& s = find_slot(tag);
     note_slot(s);
+    uint32_t node = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back(Node{id, 0, 0});
     if (s.head == 0) {
-      s.tag = tag_of(sig);
-      s.head = s.tail = id;
+      s.tag = tag;
+      s.head = s.tail = node;
       s.state = doublings_ << 1;
       ++count_;
       return;
     }
     catch_up(s);
     if (!reversed(s)) {  // logical front = head
-      next_[id] = s.head;
-      note_id(s.head);
-      prev_[s.head] = id;
-      s.head = id;
+      nodes_[node].next = s.head;
+      note_node(s.head);
+      nodes_[s.head].prev = node;
+      s.head = node;
     } else {            // logical front = tail
-      prev_[id] = s.tail;
-      note_id(s.tail);
-      next_[s.tail] = id;
-      s.tail = id;
+      nodes_[node].prev = s.tail;
+      note_node(s.tail);
+      nodes_[s.tail].next = node;
+      s.tail = node;
     }
   }
 
   // Journal mode, for a working copy of a prepared base's index that many
   // split tables use in turn: every change to a slot or to the chain links
-  // of an id below `first_new_id` is logged, and rollback() puts the index
-  // back as it was, instead of copying the whole base index again.
-  void begin_journal(uint32_t first_new_id) {
+  // of a node that was there before is logged, and rollback() puts the
+  // index back as it was, instead of copying the whole base index again.
+  void begin_journal() {
     journal_ = true;
     grown_ = false;
-    first_new_id_ = first_new_id;
+    first_new_node_ = static_cast<uint32_t>(nodes_.size());
     saved_ = {count_, libbpf_size_, libbpf_cap_, doublings_};
     slot_log_.clear();
-    id_log_.clear();
+    node_log_.clear();
   }
   // Undoes every change since begin_journal(); false when that is not
   // possible (the slot table grew) and the caller must copy the base again.
@@ -187,37 +235,25 @@ class CandidateIndex {
     journal_ = false;
     if (grown_) return false;
     for (size_t i = slot_log_.size(); i-- > 0;) slots_[slot_log_[i].first] = slot_log_[i].second;
-    for (size_t i = id_log_.size(); i-- > 0;) {
-      const IdLog& l = id_log_[i];
-      next_[l.id] = l.next;
-      prev_[l.id] = l.prev;
-    }
-    next_.resize(first_new_id_);
-    prev_.resize(first_new_id_);
+    for (size_t i = node_log_.size(); i-- > 0;) nodes_[node_log_[i].first] = node_log_[i].second;
+    nodes_.resize(first_new_node_);
     std::tie(count_, libbpf_size_, libbpf_cap_, doublings_) = saved_;
     return true;
   }
 
-  // Room for ids up to id_count (a prepared base's index, copied for a
-  // table with more types).
-  void resize_ids(uint32_t id_count) {
-    next_.resize(id_count, 0);
-    prev_.resize(id_count, 0);
-  }
-
-  // Calls fn(id) for each id with this signature, in libbpf's order, until
-  // fn returns true.
+  // Calls fn(id) for each id with this signature tag, in libbpf's order,
+  // until fn returns true.
   template <typename Fn>
-  void for_each(uint64_t sig, Fn&& fn) {
-    Slot& s = find_slot(tag_of(sig));
+  void for_each(uint32_t tag, Fn&& fn) {
+    Slot& s = find_slot(tag);
     if (s.head == 0) return;
     catch_up(s);
     if (!reversed(s)) {
-      for (uint32_t id = s.head; id != 0; id = next_[id])
-        if (fn(id)) return;
+      for (uint32_t n = s.head; n != 0; n = nodes_[n].next)
+        if (fn(nodes_[n].id)) return;
     } else {
-      for (uint32_t id = s.tail; id != 0; id = prev_[id])
-        if (fn(id)) return;
+      for (uint32_t n = s.tail; n != 0; n = nodes_[n].prev)
+        if (fn(nodes_[n].id)) return;
     }
   }
 
@@ -228,8 +264,16 @@ class CandidateIndex {
   // also chains whatever its weaker hash puts together).
   struct Slot {
     uint32_t tag = 0;
-    uint32_t head = 0, tail = 0;  // 0: empty (void is never a candidate)
+    uint32_t head = 0, tail = 0;  // nodes; 0: empty (void is never a candidate)
     uint32_t state = 0;           // doublings_ when last caught up << 1 | reversed
+  };
+  // One per added id, in the order added: chains link these rather than
+  // arrays over all ids, because only canonical types (a tenth or less of
+  // a big input) are ever added, and two arrays of every id were 8 bytes
+  // per type of fresh memory to clear.
+  struct Node {
+    uint32_t id = 0;
+    uint32_t next = 0, prev = 0;
   };
   void catch_up(Slot& s) {
     uint32_t seen = s.state >> 1;
@@ -242,11 +286,10 @@ class CandidateIndex {
   void note_slot(const Slot& s) {
     if (journal_) slot_log_.emplace_back(static_cast<size_t>(&s - slots_.data()), s);
   }
-  void note_id(uint32_t id) {
-    if (journal_ && id < first_new_id_) id_log_.push_back({id, next_[id], prev_[id]});
+  void note_node(uint32_t n) {
+    if (journal_ && n < first_new_node_) node_log_.emplace_back(n, nodes_[n]);
   }
   static bool reversed(const Slot& s) { return s.state & 1; }
-  static uint32_t tag_of(uint64_t sig) { return static_cast<uint32_t>(sig ^ (sig >> 32)); }
   Slot& find_slot(uint32_t tag) {
     size_t mask = slots_.size() - 1;
     for (size_t i = tag & mask;; i = (i + 1) & mask)
@@ -261,19 +304,16 @@ class CandidateIndex {
   }
 
   std::vector<Slot> slots_;
-  std::vector<uint32_t> next_, prev_;
+  std::vector<Node> nodes_;
   size_t count_ = 0;
   uint64_t libbpf_size_ = 0, libbpf_cap_ = 0;
   uint32_t doublings_ = 0;
 
-  struct IdLog {
-    uint32_t id, next, prev;
-  };
   bool journal_ = false, grown_ = false;
-  uint32_t first_new_id_ = 0;
+  uint32_t first_new_node_ = 0;
   std::tuple<size_t, uint64_t, uint64_t, uint32_t> saved_;
   std::vector<std::pair<size_t, Slot>> slot_log_;
-  std::vector<IdLog> id_log_;
+  std::vector<std::pair<uint32_t, Node>> node_log_;
 };
 
 // Adds the base types [1, start) to a fresh index: they are canonical as
@@ -296,7 +336,7 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
       case Kind::FuncProto: h = hash_fnproto(r); break;
       default: throw Error("BTF dedup: type [" + std::to_string(id) + "]: unknown kind in the base");
     }
-    index.add(h, id);
+    index.add(sig_tag(h), id);
   }
 }
 
@@ -386,9 +426,9 @@ class ChunkNames {
 // so the next run on that base starts from it.
 struct Scratch {
   bool base_ready = false;   // [0, base end) of rec, kind, map, hypot is as index_records() fills it
-  std::vector<const uint32_t*> rec;
-  std::vector<Kind> kind;
-  std::vector<uint32_t> map, hypot;
+  std::vector<const uint32_t*> rec;  // base ids only (own records are found through the table's offsets)
+  IdArray<Kind> kind;
+  IdArray<uint32_t> map, hypot;
   std::optional<CandidateIndex> index;  // a working copy of the base's index
   bool index_ready = false;  // `index` equals the base's
 };
@@ -417,7 +457,7 @@ struct DedupBase::Impl {
 };
 
 DedupBase::DedupBase(const Btf& base)
-    : impl_(new Impl{base, CandidateIndex(base.end_id(), 1024), UniqueNames(base.end_id()), {}, {}}) {
+    : impl_(new Impl{base, CandidateIndex(1024), UniqueNames(base.end_id()), {}, {}}) {
   index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
   for (uint32_t id = 1; id < base.end_id(); ++id) {
     const uint32_t* r = base.record(id);
@@ -435,7 +475,7 @@ class Deduper {
       : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
-        rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot) {}
+        own_words_(btf.words().data()), own_offsets_(btf.offsets().data()), rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot) {}
   ~Deduper() {
     if (prepared_) prepared_->give_back(std::move(scratch_));
   }
@@ -477,7 +517,11 @@ class Deduper {
   }
 
   // ---- record access and canonical map ----
-  const uint32_t* rec(uint32_t id) const { return rec_[id]; }
+  // Own records through the table's offsets (4 bytes per id, already
+  // there), base ones through rec_.
+  const uint32_t* rec(uint32_t id) const {
+    return id >= start_ ? own_words_ + own_offsets_[id - start_] : rec_[id];
+  }
   uint32_t* own(uint32_t id) { return btf_.mutable_record(id); }
   // From a byte per id: the kind is asked for far more often than the
   // record, and a byte array stays in cache.
@@ -508,7 +552,7 @@ class Deduper {
   void index_records() {
     bool ready = scratch_->base_ready;
     scratch_->base_ready = false;  // until this run ends well
-    rec_.resize(end_);
+    rec_.resize(start_);
     kind_.resize(end_);
     map_.resize(end_);
     hypot_.resize(end_);
@@ -524,17 +568,17 @@ class Deduper {
         hypot_[id] = UNPROCESSED;
       }
     }
-    const uint32_t* words = btf_.words().data();
-    std::span<const uint32_t> offsets = btf_.offsets();
-    for (uint32_t i = 0; i < offsets.size(); ++i) {
-      uint32_t id = start_ + i;
-      rec_[id] = words + offsets[i];
-      Kind k = kind_of(rec_[id]);
-      kind_[id] = k;
-      map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
-      hypot_[id] = UNPROCESSED;
-    }
-    sig_.assign(end_ - start_, 0);
+    // Own ids: fresh pages for a big table, so filled in parallel.
+    parallel_for((end_ - start_ + kIdChunk - 1) / kIdChunk, [&](size_t c) {
+      uint32_t lo = start_ + static_cast<uint32_t>(c) * kIdChunk, hi = std::min(end_, lo + kIdChunk);
+      for (uint32_t id = lo; id < hi; ++id) {
+        Kind k = kind_of(rec(id));
+        kind_[id] = k;
+        map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
+        hypot_[id] = UNPROCESSED;
+      }
+    });
+    sig_.resize(end_ - start_);  // written by compute_signatures() where read
   }
 
   void prepare_base() {
@@ -542,13 +586,12 @@ class Deduper {
       if (!scratch_->index_ready) scratch_->index = prepared_->index;
       scratch_->index_ready = false;  // until rolled back
       index_ = &*scratch_->index;
-      index_->resize_ids(end_);
-      index_->begin_journal(start_);
+      index_->begin_journal();
       return;
     }
     // The index holds canonical types only, typically a tenth of the
     // input: it starts small and grows, so it stays in cache.
-    index_ = &own_index_.emplace(end_, 1024);
+    index_ = &own_index_.emplace(1024);
     index_base(start_, [&](uint32_t id) { return rec(id); }, *index_);
   }
 
@@ -575,7 +618,6 @@ class Deduper {
   struct NewName {
     std::string_view s;
     uint64_t h;
-    uint32_t final;  // its offset in the new table once added, else UNPROCESSED
   };
   std::vector<std::vector<NewName>> new_names_;  // per chunk
 
@@ -637,7 +679,7 @@ class Deduper {
             *m.out = *in_base;
           } else {
             *m.out = NEW_NAME + static_cast<uint32_t>(fresh.size());
-            fresh.push_back({m.s, m.h, UNPROCESSED});
+            fresh.push_back({m.s, m.h});
           }
           met.add(m.s, m.h, *m.out);
         }
@@ -690,60 +732,128 @@ class Deduper {
     std::vector<uint64_t> named(region ? region / 64 + 1 : 0, 0);
     std::vector<uint32_t> rank(named.size() + 1, 0);
     if (region) {
-      for (uint32_t id = start_; id < end_; ++id)
-        visit_str_off_words(own(id), [&](uint32_t& off) {
-          if (!btf_.is_shared_str_off(off)) return;
-          uint64_t rel = off - Btf::SHARED_STR_BASE;
-          named[rel / 64] |= uint64_t{1} << (rel % 64);
-        });
-      for (size_t w = 0; w < named.size(); ++w)
-        rank[w + 1] = rank[w] + static_cast<uint32_t>(__builtin_popcountll(named[w]));
+      // In parallel: the bits are set with atomic ORs, and only once each
+      // (most names are named by many records).
+      for_id_chunks([&](uint32_t lo, uint32_t hi) {
+        for (uint32_t id = lo; id < hi; ++id)
+          visit_str_off_words(rec(id), [&](uint32_t off) {
+            if (!btf_.is_shared_str_off(off)) return;
+            uint64_t rel = off - Btf::SHARED_STR_BASE;
+            uint64_t bit = uint64_t{1} << (rel % 64);
+            std::atomic_ref<uint64_t> word(named[rel / 64]);
+            if (!(word.load(std::memory_order_relaxed) & bit)) word.fetch_or(bit, std::memory_order_relaxed);
+          });
+      });
+      for (size_t w = 0; w < named.size(); ++w) rank[w + 1] = rank[w] + popcount64(named[w]);
     }
     std::vector<uint32_t> shared_remap(rank.back(), UNPROCESSED);
+    // Where an old offset's entry is (remap or shared_remap).
+    auto slot_of = [&](uint32_t id, uint32_t off) -> uint32_t* {
+      uint32_t rel = off - start_off;
+      if (rel < remap.size()) return &remap[rel];
+      if (btf_.is_shared_str_off(off)) {
+        uint64_t r = off - Btf::SHARED_STR_BASE;
+        uint64_t below = named[r / 64] & ((uint64_t{1} << (r % 64)) - 1);
+        return &shared_remap[rank[r / 64] + popcount64(below)];
+      }
+      fail(id, "string offset " + std::to_string(off) + " out of range");
+    };
+    // A string not resolved in advance (a record naming the middle of
+    // one, or every string when there was no advance pass).
+    auto look_up = [&](uint32_t off) {
+      std::string_view s = btf_.str(off);
+      uint64_t h = StringTable::hash(s);
+      if (!base) return start_off + strings.add(s, h);
+      if (std::optional<uint32_t> seen = strings.find(s, h)) return start_off + *seen;  // a new string met before (not in the base, then)
+      if (std::optional<uint32_t> in_base = base->find_string(s, h)) return *in_base;
+      return start_off + strings.add(s, h);
+    };
     // Split BTF: every distinct old string is looked up in the base
     // beforehand, in parallel and in offset order (see resolve_in_base).
-    // Offsets must stay below NEW_NAME; bigger tables, and records naming
-    // the middle of a string, take the lookups below.
+    // Offsets must stay below NEW_NAME; bigger tables take the lookups
+    // below.
     const bool resolved = base && uint64_t{start_off} + btf_.strings().size() + region < NEW_NAME;
-    if (resolved) resolve_in_base(named, rank, shared_remap, remap);
-    for (uint32_t id = start_; id < end_; ++id) {
-      visit_str_off_words(own(id), [&](uint32_t& off) {
-        if (off == 0 || off < start_off) return;
-        uint32_t rel = off - start_off;
-        uint32_t* m;
-        if (rel < remap.size()) {
-          m = &remap[rel];
-        } else if (btf_.is_shared_str_off(off)) {
-          uint64_t r = off - Btf::SHARED_STR_BASE;
-          uint64_t below = named[r / 64] & ((uint64_t{1} << (r % 64)) - 1);
-          m = &shared_remap[rank[r / 64] + static_cast<uint32_t>(__builtin_popcountll(below))];
-        } else {
-          fail(id, "string offset " + std::to_string(off) + " out of range");
-        }
-        if (resolved && *m >= NEW_NAME && *m < IN_PROGRESS) {
-          // Which chunk resolved it follows from where the string lies.
-          size_t chunk = rel < remap.size() ? rel / kStringChunkBytes
-                                            : (off - Btf::SHARED_STR_BASE) / 64 / kStringChunkWords;
-          NewName& n = new_names_[chunk][*m - NEW_NAME];
-          if (n.final == UNPROCESSED) n.final = start_off + strings.add(n.s, n.h);
-          *m = n.final;
-        } else if (*m == UNPROCESSED) {
-          std::string_view s = btf_.str(off);
-          uint64_t h = StringTable::hash(s);
-          if (!base) {
-            *m = start_off + strings.add(s, h);
-          } else if (std::optional<uint32_t> seen = strings.find(s, h)) {
-            *m = start_off + *seen;  // a new string met before (not in the base, then)
-          } else if (std::optional<uint32_t> in_base = base->find_string(s, h)) {
-            *m = *in_base;
-          } else {
-            *m = start_off + strings.add(s, h);
+    if (!resolved) {
+      for (uint32_t id = start_; id < end_; ++id) {
+        visit_str_off_words(own(id), [&](uint32_t& off) {
+          if (off == 0 || off < start_off) return;
+          uint32_t* m = slot_of(id, off);
+          if (*m == UNPROCESSED) *m = look_up(off);
+          off = *m;
+        });
+      }
+      new_strings_ = std::move(strings);
+      return;
+    }
+    resolve_in_base(named, rank, shared_remap, remap);
+    // The new names of all chunks in one list; chunk c's k-th is
+    // first_new[c] + k.
+    std::vector<uint32_t> first_new(new_names_.size() + 1, 0);
+    for (size_t c = 0; c < new_names_.size(); ++c) first_new[c + 1] = first_new[c] + static_cast<uint32_t>(new_names_[c].size());
+    std::vector<NewName> fresh;
+    fresh.reserve(first_new.back());
+    for (std::vector<NewName>& v : new_names_) fresh.insert(fresh.end(), v.begin(), v.end());
+    new_names_.clear();
+    // In parallel, every name found in the base gets its base offset, and
+    // a new name the placeholder PENDING + its index in `fresh` (above any
+    // offset into the old strings, below the shared ones: the records can
+    // still tell old offsets from placeholders). Only the new names'
+    // offsets depend on the order of first reference: a serial pass over
+    // the records that have any gives them, as libbpf adds them.
+    const uint32_t pending = start_off + static_cast<uint32_t>(btf_.strings().size());
+    const uint32_t pending_end = pending + first_new.back();
+    std::vector<std::vector<uint32_t>> later((end_ - start_ + kIdChunk - 1) / kIdChunk);
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      std::vector<uint32_t>& ids = later[(lo - start_) / kIdChunk];
+      for (uint32_t id = lo; id < hi; ++id) {
+        bool any = false;
+        visit_str_off_words(own(id), [&](uint32_t& off) {
+          if (off == 0 || off < start_off) return;
+          uint32_t* m = slot_of(id, off);
+          uint32_t v = *m;
+          if (v < NEW_NAME) {
+            off = v;  // in the base
+            return;
           }
-        }
-        off = *m;
-      });
+          any = true;
+          if (v < IN_PROGRESS) {
+            // Which chunk resolved it follows from where the string lies.
+            uint32_t rel = off - start_off;
+            size_t chunk = rel < remap.size() ? rel / kStringChunkBytes
+                                              : (off - Btf::SHARED_STR_BASE) / 64 / kStringChunkWords;
+            off = pending + first_new[chunk] + (v - NEW_NAME);
+          }  // else UNPROCESSED: stays an old offset, for look_up()
+        });
+        if (any) ids.push_back(id);
+      }
+    });
+    std::vector<uint32_t> final_off(first_new.back(), UNPROCESSED);
+    for (const std::vector<uint32_t>& ids : later) {
+      for (uint32_t id : ids) {
+        visit_str_off_words(own(id), [&](uint32_t& off) {
+          if (off < start_off) return;  // final (a base string)
+          if (off >= pending && off < pending_end) {
+            uint32_t k = off - pending;
+            if (final_off[k] == UNPROCESSED) final_off[k] = start_off + strings.add(fresh[k].s, fresh[k].h);
+            off = final_off[k];
+            return;
+          }
+          uint32_t* m = slot_of(id, off);
+          if (*m == UNPROCESSED) *m = look_up(off);
+          off = *m;
+        });
+      }
     }
     new_strings_ = std::move(strings);
+  }
+
+  // Calls fn(lo, hi) for consecutive ranges of own ids, in parallel.
+  template <typename Fn>
+  void for_id_chunks(Fn&& fn) {
+    parallel_for((end_ - start_ + kIdChunk - 1) / kIdChunk, [&](size_t c) {
+      uint32_t lo = start_ + static_cast<uint32_t>(c) * kIdChunk;
+      fn(lo, std::min(end_, lo + kIdChunk));
+    });
   }
 
   void compute_signatures() {
@@ -755,10 +865,10 @@ class Deduper {
       for (uint32_t id = lo; id < hi; ++id) {
         const uint32_t* r = rec(id);
         switch (kind_of(r)) {
-          case Kind::Int: sig_[id - start_] = hash_int_tag(r); break;
-          case Kind::Enum: case Kind::Enum64: sig_[id - start_] = hash_enum(r); break;
-          case Kind::Fwd: case Kind::Float: sig_[id - start_] = hash_common(r); break;
-          case Kind::Struct: case Kind::Union: sig_[id - start_] = hash_struct(r); break;
+          case Kind::Int: sig_[id - start_] = sig_tag(hash_int_tag(r)); break;
+          case Kind::Enum: case Kind::Enum64: sig_[id - start_] = sig_tag(hash_enum(r)); break;
+          case Kind::Fwd: case Kind::Float: sig_[id - start_] = sig_tag(hash_common(r)); break;
+          case Kind::Struct: case Kind::Union: sig_[id - start_] = sig_tag(hash_struct(r)); break;
           default: break;
         }
       }
@@ -773,7 +883,7 @@ class Deduper {
     }
     const uint32_t* t = rec(id);
     uint32_t new_id = id;
-    uint64_t h = sig_[id - start_];
+    uint32_t h = sig_[id - start_];
     switch (kind_of(t)) {
       case Kind::Int:
         index_->for_each(h, [&](uint32_t c) { return equal_int_tag(t, rec(c)) ? (new_id = c, true) : false; });
@@ -959,7 +1069,7 @@ class Deduper {
   void dedup_struct(uint32_t id) {
     if (is_mapped(id) || !is_composite(kind(id))) return;
     const uint32_t* t = rec(id);
-    uint64_t h = sig_[id - start_];
+    uint32_t h = sig_[id - start_];
     uint32_t new_id = id;
     index_->for_each(h, [&](uint32_t c) {
       // A FWD must not become a candidate through a signature clash: FWD
@@ -1009,7 +1119,7 @@ class Deduper {
     uint32_t new_id = id;
     uint64_t h;
     auto find = [&](auto equal) {
-      index_->for_each(h, [&](uint32_t c) { return equal(t, rec(c)) ? (new_id = c, true) : false; });
+      index_->for_each(sig_tag(h), [&](uint32_t c) { return equal(t, rec(c)) ? (new_id = c, true) : false; });
     };
     switch (kind_of(t)) {
       case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
@@ -1039,7 +1149,7 @@ class Deduper {
         fail(id, "unexpected kind " + std::string(kind_name(kind_of(t))));
     }
     map_[id] = new_id;
-    if (new_id == id) index_->add(h, id);
+    if (new_id == id) index_->add(sig_tag(h), id);
     return new_id;
   }
   uint32_t checked(uint32_t from, uint32_t to) const {
@@ -1094,14 +1204,16 @@ class Deduper {
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own
-  std::vector<const uint32_t*>& rec_;
-  std::vector<Kind>& kind_;
-  std::vector<uint32_t>& map_;        // id -> canonical id (chains allowed)
-  std::vector<uint32_t>& hypot_;      // canonical-side id -> candidate-side id
+  const uint32_t* own_words_;          // the table's words (they do not move during dedup)
+  const uint32_t* own_offsets_;        // by id - start_
+  std::vector<const uint32_t*>& rec_;  // base ids only
+  IdArray<Kind>& kind_;
+  IdArray<uint32_t>& map_;        // id -> canonical id (chains allowed)
+  IdArray<uint32_t>& hypot_;      // canonical-side id -> candidate-side id
   std::vector<uint32_t> hypot_list_;  // ids set in hypot_, to clear them
   std::vector<uint32_t> base_map_log_;  // base ids whose map_ entry changed
   bool hypot_adjust_canon_ = false;
-  std::vector<uint64_t> sig_;         // by id - start_
+  IdArray<uint32_t> sig_;         // signature tags, by id - start_
   std::optional<CandidateIndex> own_index_;
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
   StringTable new_strings_;
