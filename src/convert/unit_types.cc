@@ -3,9 +3,12 @@
 // the two-pass structure.
 #include "convert/unit_types.h"
 
+#include "base/endian.h"
+
 #include <algorithm>
 #include <bit>
 #include <array>
+#include <cstring>
 #include <initializer_list>
 
 namespace btfc::convert {
@@ -81,11 +84,14 @@ void UnitTypes::Scratch::clear() {
   members.clear();
   params.clear();
   enumerators.clear();
+  short_names.assign(kShortNames, ShortName{});
+  if (plans.empty()) plans.resize(kPlanSlots);
 }
 
 UnitTypes::Scratch& UnitTypes::acquire_scratch(std::unique_ptr<Scratch>& own) {
   if (t_scratch_busy_) {
     own = std::make_unique<Scratch>();
+    own->clear();
     return *own;
   }
   t_scratch_busy_ = true;
@@ -97,7 +103,15 @@ UnitTypes::UnitTypes(const UnitContext& ctx, btf::Btf& out)
     : ctx_(ctx), out_(out), scratch_(acquire_scratch(own_scratch_)), slots_(scratch_.slots),
       pending_(scratch_.pending), decl_tags_(scratch_.decl_tags), items_(scratch_.items),
       subprograms_(scratch_.subprograms), variables_(scratch_.variables), members_(scratch_.members),
-      params_(scratch_.params), enumerators_(scratch_.enumerators), walked_items_(scratch_.walked_items) {}
+      params_(scratch_.params), enumerators_(scratch_.enumerators), walked_items_(scratch_.walked_items) {
+  static thread_local uint64_t t_serial = 0;
+  serial_ = ++t_serial;
+  // With kabi_prefix every name is looked at (kabi()): no fast path.
+  if (ctx_.options.kabi_prefix.empty() && !out_.shared_strings().empty()) {
+    shared_base_ = reinterpret_cast<uintptr_t>(out_.shared_strings().data());
+    shared_size_ = out_.shared_strings().size();
+  }
+}
 
 UnitTypes::~UnitTypes() {
   if (dense_) {
@@ -115,6 +129,8 @@ void UnitTypes::index_slots() {
   if (t_dense.size() < size) t_dense.resize(size);
   dense_ = &t_dense;
   dense_base_ = ctx_.unit.global_offset();
+  dense_data_ = t_dense.data();
+  dense_size_ = t_dense.size();
   // The ids themselves (they are final by now): a lookup is one load.
   for (const Slot& s : slots_) t_dense[s.offset - dense_base_] = s.id + 1;
 }
@@ -133,10 +149,135 @@ std::string_view UnitTypes::kabi(std::string_view name) const {
 // unread (Btf::add_string_pooled), which saves a cache miss per name. Not
 // with kabi_prefix, which needs the text. A name BTF requires (`required`)
 // is looked at just enough to let the builder refuse an empty one.
-uint32_t UnitTypes::name_off(const TypeAttrs& a, bool required) {
-  const char* p = ctx_.options.kabi_prefix.empty() ? a.name_pooled() : nullptr;
+uint32_t UnitTypes::name_off_slow(const Value& v, bool required) {
+  const bool pooled = v.kind == Value::kString && v.len == Value::kNulTerminated;
+  const char* p = ctx_.options.kabi_prefix.empty() && pooled ? reinterpret_cast<const char*>(v.ptr) : nullptr;
   if (p && !(required && *p == '\0')) return out_.add_string_pooled(p);
-  return out_.add_string(kabi(a.name_str()));
+  std::string_view name = kabi(v.kind == Value::kString ? v.str() : std::string_view());
+  if (name.size() - 1 < 7 && ctx_.options.kabi_prefix.empty()) return short_name_off(name);
+  return out_.add_string(name);
+}
+
+// add_string of a name of 1 to 7 bytes, remembered: Btf::add_string gives
+// a name the same offset every time.
+uint32_t UnitTypes::short_name_off(std::string_view name) {
+  uint64_t key = uint64_t{name.size()} << 56;
+  for (size_t i = 0; i < name.size(); i++) key |= uint64_t{static_cast<uint8_t>(name[i])} << (8 * i);
+  ShortName& e = scratch_.short_names[(key * 0x9E3779B97F4A7C15ull) >> 56];
+  if (e.key != key) e = {key, out_.add_string(name)};
+  return e.off;
+}
+
+UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
+  QuickPlan q;
+  bool has_name = false, has_loc = false, member_ok = true, ok = a->keys_fixed;
+  for (const KeySpec& k : a->key_specs()) {
+    if (!ok) break;
+    const AttrSpec& spec = a->attrs[k.spec];
+    // type_attrs decodes these in full (and may report an error): not here.
+    if (k.op == kKeyRead) ok = false;
+    switch (spec.name) {
+      case DW_AT_name:
+        // The last of repeated attributes would win: left to type_attrs.
+        if (has_name) ok = false;
+        has_name = true;
+        if (k.op == kKeyNameStrp) q.name = QuickPlan::kNameStrp;
+        else if (k.op == kKeyNameString) q.name = QuickPlan::kNameString;
+        else if (k.op != kKeyIgnore) ok = false;
+        q.name_pos = k.offset;
+        q.name_after = k.after_str;
+        break;
+      case DW_AT_type:
+        if (q.has_type) ok = false;
+        if (k.op == kKeyTypeRef4) q.has_type = true;
+        else if (k.op != kKeyIgnore) ok = false;
+        q.type_pos = k.offset;
+        q.type_after = k.after_str;
+        break;
+      case DW_AT_data_member_location:
+        if (has_loc) ok = false;
+        has_loc = true;
+        switch (k.op) {
+          case kKeyNum1: q.loc_size = 1; break;
+          case kKeyNum2: q.loc_size = 2; break;
+          case kKeyNum4: q.loc_size = 4; break;
+          case kKeyNum8: q.loc_size = 8; break;
+          case kKeyNumImplicit: q.loc_implicit = static_cast<uint64_t>(spec.implicit_const); break;
+          default: ok = false;
+        }
+        q.loc_pos = k.offset;
+        q.loc_after = k.after_str;
+        break;
+      case DW_AT_bit_size: case DW_AT_data_bit_offset: case DW_AT_bit_offset: case DW_AT_declaration:
+      case DW_AT_external:
+        member_ok = false;
+        break;
+      default: break;  // byte_size, const_value, encoding, bounds: no reader of Quick looks at them
+    }
+  }
+  q.ok = ok;
+  q.member_ok = ok && member_ok;
+  return q;
+}
+
+[[gnu::noinline]] const UnitTypes::QuickPlan& UnitTypes::plan_slow(const Abbrev* a) {
+  PlanSlot& slot = scratch_.plans[(reinterpret_cast<uintptr_t>(a) * 0x9E3779B97F4A7C15ull) >> 55];
+  if (slot.abbrev != a || slot.unit != serial_) slot = {a, serial_, make_plan(a)};
+  last_abbrev_ = a;
+  last_plan_ = &slot.plan;
+  return slot.plan;
+}
+
+// Inline: emit_struct calls it for every member.
+[[gnu::always_inline]] inline bool UnitTypes::quick_attrs(const Abbrev* a, const Unit& u, uint64_t attr_pos,
+                                                          bool member, Quick& q) {
+  // Consecutive members mostly share their abbreviation.
+  const QuickPlan& plan = a == last_abbrev_ ? *last_plan_ : plan_slow(a);
+  if (!(member ? plan.member_ok : plan.ok)) return false;
+  const uint8_t* data = u.reader.bytes().data();
+  const size_t size = u.reader.size();
+  // The same bounds type_attrs checks before its fast path. Keys before
+  // the DW_FORM_string (or all, without one) count from `head`, those
+  // after it from `tail`.
+  const uint8_t* head = data + attr_pos;
+  const uint8_t* tail = head;
+  uint64_t str_len = 0;
+  if (a->str_pos == Abbrev::kNoStr) [[likely]] {
+    if (attr_pos + a->keys_end > size) return false;
+  } else {
+    const uint64_t at = attr_pos + a->str_pos;
+    const void* nul = at < size ? std::memchr(data + at, 0, size - at) : nullptr;
+    if (!nul) return false;
+    str_len = static_cast<uint64_t>(static_cast<const uint8_t*>(nul) - (data + at));
+    const uint64_t after = at + str_len + 1;
+    if (after + a->keys_end > size) return false;
+    tail = data + after;
+  }
+  const bool be = u.reader.big_endian();
+  q.name.kind = Value::kNone;
+  if (plan.name == QuickPlan::kNameStrp) {
+    const uint8_t* p = (plan.name_after ? tail : head) + plan.name_pos;
+    const uint64_t off = u.offset_size == 4 ? load<uint32_t>(p, be) : load<uint64_t>(p, be);
+    if (off >= u.sections->str_end) return false;
+    q.name = Value{Value::kString, 0, u.sections->str.data() + off, Value::kNulTerminated};
+  } else if (plan.name == QuickPlan::kNameString) {
+    q.name = Value{Value::kString, 0, (plan.name_after ? tail : head) + plan.name_pos, str_len};
+  }
+  q.has_type = plan.has_type;
+  if (plan.has_type) {
+    const uint64_t off = load<uint32_t>((plan.type_after ? tail : head) + plan.type_pos, be);
+    if (off >= u.end - u.offset) return false;
+    q.type = u.global_base + u.offset + off;
+  }
+  const uint8_t* l = (plan.loc_after ? tail : head) + plan.loc_pos;
+  switch (plan.loc_size) {
+    case 1: q.location = *l; break;
+    case 2: q.location = load<uint16_t>(l, be); break;
+    case 4: q.location = load<uint32_t>(l, be); break;
+    case 8: q.location = load<uint64_t>(l, be); break;
+    default: q.location = plan.loc_implicit; break;
+  }
+  return true;
 }
 
 TypeId UnitTypes::reserve(const Die& die, uint32_t what) {
@@ -285,9 +426,11 @@ void UnitTypes::convert_all() {
   decl_tags_.clear();
 }
 
-TypeId UnitTypes::type_id(uint64_t offset) {
-  if (dense_ && offset - dense_base_ < dense_->size()) {
-    if (uint32_t id = (*dense_)[offset - dense_base_]) return id - 1;
+// type_id when the dense index has no entry: before index_slots, for a
+// DIE pass 1 did not number, or without the dense index (a huge unit).
+TypeId UnitTypes::type_id_slow(uint64_t offset) {
+  if (offset - dense_base_ < dense_size_) {
+    // The dense index covers every numbered DIE: not one of them.
   } else if (auto it = std::lower_bound(slots_.begin(), slots_.end(), offset,
                              [](const Slot& s, uint64_t off) { return s.offset < off; });
              it != slots_.end() && it->offset == offset) {
@@ -330,8 +473,38 @@ void UnitTypes::emit(const Pending& p) {
     return;
   }
   const Die& die = p.die;
-  TypeAttrs a = dw.type_attrs(die);
   TypeId self = static_cast<TypeId>(emitted_ + 1);
+  if (p.what == kType && die.abbrev) {
+    Quick q;
+    auto type = [&] { return q.has_type ? type_id(q.type) : 0; };
+    switch (die.tag) {
+      case DW_TAG_pointer_type:
+        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        out_.add_ptr(p.link ? p.link : type());
+        return;
+      case DW_TAG_typedef: {
+        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        TypeId t = type();
+        out_.add_typedef_name_off(name_off(q.name, /*required=*/true), t);
+        typedef_tags(die, self);
+        return;
+      }
+      case DW_TAG_const_type:
+        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        out_.add_const(type());
+        return;
+      case DW_TAG_volatile_type:
+        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        out_.add_volatile(type());
+        return;
+      case DW_TAG_restrict_type:
+        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        out_.add_restrict(type());
+        return;
+      default: break;
+    }
+  }
+  TypeAttrs a = dw.type_attrs(die);
   if (p.what == kTypeTag) {
     TypeId target = p.link;
     // The first tag points at the pointee: the parent pointer's DW_AT_type.
@@ -349,19 +522,7 @@ void UnitTypes::emit(const Pending& p) {
     case DW_TAG_typedef: {
       TypeId t = type_of(a);
       out_.add_typedef_name_off(name_off(a, /*required=*/true), t);
-      if (die.has_children && ctx_.options.decl_tag) {
-        DieCursor c(dw, die);
-        Die child;
-        while (c.next(child)) {
-          if (c.depth() == 0) continue;
-          if (c.depth() == 1 && is_annotation(child.tag)) {
-            TypeAttrs ca = dw.type_attrs(child);
-            if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
-              decl_tags_.push_back({ca.const_value.str(), self, -1});
-          }
-          c.skip_children();
-        }
-      }
+      typedef_tags(die, self);
       return;
     }
     case DW_TAG_const_type: out_.add_const(type_of(a)); return;
@@ -376,6 +537,23 @@ void UnitTypes::emit(const Pending& p) {
     default:
       // 2.2, 2.8: pahole's encoder has no case for these and fails.
       fail(die, "Unsupported " + tag_name(die.tag) + "(" + hex(die.tag) + ")");
+  }
+}
+
+// The btf_decl_tag annotations of a typedef.
+void UnitTypes::typedef_tags(const Die& die, TypeId self) {
+  if (!die.has_children || !ctx_.options.decl_tag) return;
+  const DwarfFile& dw = ctx_.dwarf;
+  DieCursor c(dw, die);
+  Die child;
+  while (c.next(child)) {
+    if (c.depth() == 0) continue;
+    if (c.depth() == 1 && is_annotation(child.tag)) {
+      TypeAttrs ca = dw.type_attrs(child);
+      if (ca.name_str() == "btf_decl_tag" && ca.const_value.kind == Value::kString)
+        decl_tags_.push_back({ca.const_value.str(), self, -1});
+    }
+    c.skip_children();
   }
 }
 
@@ -449,7 +627,19 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
       c.skip_children();
     }
   };
+  Quick q;
   for (const Item& item : items) {
+    // Most members: a name, a type and a byte offset, read by plan.
+    const Abbrev* ab = item.abbrev;
+    if (ab->tag == DW_TAG_member && !ab->has_children && item.code_len != UINT32_MAX &&
+        quick_attrs(ab, *die.unit, item.pos + item.code_len, /*member=*/true, q)) {
+      const int64_t bit_offset = static_cast<int64_t>(q.location) * 8;
+      if (bit_offset >= 0 && bit_offset <= UINT32_MAX) {
+        ++member_idx;
+        members_.push_back({name_off(q.name), q.has_type ? type_id(q.type) : 0, static_cast<uint32_t>(bit_offset), 0});
+        continue;
+      }
+    }
     Die child = item_die(item, *die.unit);
     if (child.tag == DW_TAG_member) {
       ++member_idx;
@@ -565,8 +755,13 @@ void UnitTypes::emit_array(const Die& die, const TypeAttrs& a) {
 void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, ItemList items) {
   const DwarfFile& dw = ctx_.dwarf;
   params_.clear();
+  Quick q;
   for (const Item& item : items) {
     if (item.abbrev->tag == DW_TAG_formal_parameter) {
+      if (item.code_len != UINT32_MAX && quick_attrs(item.abbrev, *die.unit, item.pos + item.code_len, false, q)) {
+        params_.push_back({name_off(q.name), q.has_type ? type_id(q.type) : 0});
+        continue;
+      }
       TypeAttrs p = dw.type_attrs(item_die(item, *die.unit));
       params_.push_back({name_off(p), type_of(p)});
     } else if (item.abbrev->tag == DW_TAG_unspecified_parameters) {

@@ -75,7 +75,13 @@ class UnitTypes final : public TypeLookup {
 
   // Local id of the type DIE at this global offset (0 for void and for
   // DW_TAG_unspecified_type). A DIE outside this unit is converted now.
-  btf::TypeId type_id(uint64_t die_offset) override;
+  // Inline: every member, parameter and reference asks it; most find
+  // their id in the dense index in one load.
+  btf::TypeId type_id(uint64_t die_offset) override {
+    if (uint64_t at = die_offset - dense_base_; at < dense_size_)
+      if (uint32_t id = dense_data_[at]) return id - 1;
+    return type_id_slow(die_offset);
+  }
   // The DIE's DW_AT_type, or 0 (void) when it has none.
   btf::TypeId type_of(const dwarf::TypeAttrs& a) {
     std::optional<uint64_t> t = a.type();
@@ -149,12 +155,31 @@ class UnitTypes final : public TypeLookup {
     uint32_t first_, count_;
   };
 
+  btf::TypeId type_id_slow(uint64_t die_offset);
+  // The attributes most members, parameters, pointers, qualifiers and
+  // typedefs have, read by a plan made once per abbreviation (QuickPlan).
+  struct Quick {
+    dwarf::Value name;     // kind kNone when absent
+    uint64_t type = 0;     // global offset; has_type says whether present
+    uint64_t location = 0; // DW_AT_data_member_location, 0 when absent
+    bool has_type = false;
+  };
+  struct QuickPlan;
+  static QuickPlan make_plan(const dwarf::Abbrev* a);
+  const QuickPlan& plan_slow(const dwarf::Abbrev* a);
+  // Fills q from the DIE with abbreviation `a` whose attributes start at
+  // `attr_pos` in u's reader, as type_attrs would; false when the plan does
+  // not cover the abbreviation (or, `member`, a member needs more than
+  // these: bit fields, declarations) or the DIE's bytes are not all there,
+  // which the caller leaves to type_attrs.
+  bool quick_attrs(const dwarf::Abbrev* a, const dwarf::Unit& u, uint64_t attr_pos, bool member, Quick& q);
   void number_unit();
   void index_slots();
   btf::TypeId reserve(const dwarf::Die& die, uint32_t what);
   void drain();
   void emit(const Pending& p);
   void emit_base(const dwarf::Die& die, const dwarf::TypeAttrs& a);
+  void typedef_tags(const dwarf::Die& die, btf::TypeId self);
   void emit_struct(const dwarf::Die& die, const dwarf::TypeAttrs& a, btf::TypeId self, ItemList items);
   void emit_enum(const dwarf::Die& die, const dwarf::TypeAttrs& a);
   void emit_array(const dwarf::Die& die, const dwarf::TypeAttrs& a);
@@ -168,7 +193,47 @@ class UnitTypes final : public TypeLookup {
   uint64_t dwarf_type_byte_size(uint64_t die_offset, int depth = 0);
   [[noreturn]] void fail(const dwarf::Die& die, const std::string& what) const;
   std::string_view kabi(std::string_view name) const;
-  uint32_t name_off(const dwarf::TypeAttrs& a, bool required = false);
+  // Inline for a name in .debug_str (nearly all): its offset in the
+  // shared region, as Btf::add_string_pooled gives it, without the call.
+  uint32_t name_off(const dwarf::Value& name, bool required = false) {
+    if (name.kind == dwarf::Value::kString && name.len == dwarf::Value::kNulTerminated) {
+      const char* p = reinterpret_cast<const char*>(name.ptr);
+      uintptr_t at = reinterpret_cast<uintptr_t>(p) - shared_base_;
+      if (at < shared_size_ && !(required && *p == '\0')) return btf::Btf::SHARED_STR_BASE + static_cast<uint32_t>(at);
+    }
+    return name_off_slow(name, required);
+  }
+  uint32_t name_off(const dwarf::TypeAttrs& a, bool required = false) { return name_off(a.name, required); }
+  uint32_t name_off_slow(const dwarf::Value& name, bool required);
+  uint32_t short_name_off(std::string_view name);
+
+  // DW_FORM_string names (gcc writes names shorter than a .debug_str
+  // offset inline): their offsets in the unit's own strings, by the name's
+  // bytes, so that the thousandth `id` of a unit is not hashed again.
+  struct ShortName {
+    uint64_t key = 0;    // the name's bytes (at most 7) and its length in the top byte; 0: empty entry
+    uint32_t off = 0;
+  };
+  static constexpr size_t kShortNames = 256;
+
+  // How quick_attrs reads an abbreviation's DW_AT_name, DW_AT_type and
+  // DW_AT_data_member_location (from Abbrev::key_specs).
+  struct QuickPlan {
+    enum : uint8_t { kNoName, kNameStrp, kNameString };
+    bool ok = false;         // keys_fixed, each key read as type_attrs would without a check that can fail
+    bool member_ok = false;  // ok, and no key a member reads but these three
+    uint8_t name = kNoName;
+    uint8_t loc_size = 0;    // 1, 2, 4, 8; 0: absent or implicit (loc_implicit)
+    bool has_type = false, name_after = false, type_after = false, loc_after = false;
+    uint16_t name_pos = 0, type_pos = 0, loc_pos = 0;  // from the first attribute, or after the string (*_after)
+    uint64_t loc_implicit = 0;
+  };
+  struct PlanSlot {
+    const dwarf::Abbrev* abbrev = nullptr;
+    uint64_t unit = 0;       // the serial number of the UnitTypes that made it (Abbrevs die with their file)
+    QuickPlan plan;
+  };
+  static constexpr size_t kPlanSlots = 512;
 
   // The vectors a unit fills, kept per thread with their capacity: the
   // next unit on the thread fills them again without growing them, which
@@ -182,6 +247,8 @@ class UnitTypes final : public TypeLookup {
     std::vector<btf::Btf::NewMember> members;
     std::vector<std::pair<uint32_t, btf::TypeId>> params;
     std::vector<std::pair<uint32_t, uint64_t>> enumerators;
+    std::vector<ShortName> short_names;  // kShortNames, direct-mapped
+    std::vector<PlanSlot> plans;         // kPlanSlots, direct-mapped by abbreviation
     void clear();
   };
   static Scratch& acquire_scratch(std::unique_ptr<Scratch>& own);
@@ -195,6 +262,12 @@ class UnitTypes final : public TypeLookup {
   std::vector<Slot>& slots_;                        // sorted by offset
   std::vector<uint32_t>* dense_ = nullptr;          // offset - dense_base_ -> id + 1 (index_slots)
   uint64_t dense_base_ = 0;
+  const uint32_t* dense_data_ = nullptr;            // dense_'s entries, dense_size_ of them (0 without dense_)
+  uint64_t dense_size_ = 0;
+  // The table's shared string region (Btf::share_strings), as integers;
+  // empty (size 0) when kabi_prefix needs every name's text.
+  uintptr_t shared_base_ = 0;
+  uint64_t shared_size_ = 0;
   std::unordered_map<uint64_t, btf::TypeId> foreign_;  // DIEs of other units
   std::vector<Pending>& pending_;                   // index = id - 1
   size_t emitted_ = 0;                              // pending_[0, emitted_) are in out_
@@ -204,6 +277,9 @@ class UnitTypes final : public TypeLookup {
   size_t int_slot_ = 0;
   bool has_array_ = false;
   uint64_t dies_walked_ = 0;
+  uint64_t serial_ = 0;                             // this object's number in the thread (PlanSlot::unit)
+  const dwarf::Abbrev* last_abbrev_ = nullptr;      // the abbreviation quick_attrs met last, and its plan
+  const QuickPlan* last_plan_ = nullptr;
   std::vector<DeclTag>& decl_tags_;
   std::vector<Item>& items_;                        // children of structs and function types (Pending)
   std::vector<dwarf::Die>& subprograms_;
