@@ -1092,12 +1092,18 @@ class Deduper {
     // A prepared base has its own (base structs are all canonical), and
     // only the new types are indexed here.
     uint32_t first = prepared_ ? start_ : 1;
-    UniqueNames names(end_ - first);
-    for (uint32_t id = first; id < end_; ++id)
-      if (is_composite(kind(id)) && map_[id] == id) names.add(rec(id)[0], id);
-    for (uint32_t id = start_; id < end_; ++id) {
+    // Sized by the canonical ones (a few percent of a big input's ids),
+    // and found through the kind bytes: only their records are read.
+    std::vector<uint32_t> composites, fwds;
+    for (uint32_t id = first; id < end_; ++id) {
+      Kind k = kind(id);
+      if (is_composite(k) && map_[id] == id) composites.push_back(id);
+      else if (k == Kind::Fwd && id >= start_ && map_[id] == id) fwds.push_back(id);
+    }
+    UniqueNames names(composites.size());
+    for (uint32_t id : composites) names.add(rec(id)[0], id);
+    for (uint32_t id : fwds) {
       const uint32_t* t = rec(id);
-      if (kind_of(t) != Kind::Fwd || map_[id] != id) continue;
       std::optional<uint32_t> found = names.find(t[0]);
       if (prepared_) {
         std::optional<uint32_t> in_base = prepared_->composites.find(t[0]);
@@ -1159,41 +1165,63 @@ class Deduper {
 
   // ---- passes 6 and 7 ----
   void compact_and_remap(std::vector<TypeId>* id_map) {
-    // Old canonical id -> new id; base ids stay as they are.
-    std::vector<uint32_t> new_own(end_ - start_, UNPROCESSED);
+    // Old canonical id -> new id; base ids stay as they are. In parallel
+    // chunks of ids: each counts its canonical types and their words, and
+    // from the prefix sums knows its first new id and where its records go.
+    IdArray<uint32_t> new_own(end_ - start_);
     auto new_id = [&](uint32_t id) { return id < start_ ? id : new_own[id - start_]; };
-    uint32_t next = start_;
-    size_t words = 0;
-    for (uint32_t id = start_; id < end_; ++id) {
-      if (map_[id] == id) {
-        new_own[id - start_] = next++;
+    size_t chunks = (end_ - start_ + kIdChunk - 1) / kIdChunk;
+    std::vector<uint32_t> first_type(chunks + 1, 0);
+    std::vector<size_t> first_word(chunks + 1, 0);
+    auto chunk_of = [&](uint32_t lo) { return (lo - start_) / kIdChunk; };
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      uint32_t types = 0;
+      size_t words = 0;
+      for (uint32_t id = lo; id < hi; ++id) {
+        if (map_[id] != id) continue;
+        ++types;
         words += 3 + static_cast<size_t>(extra_words(kind(id), vlen_of(rec(id))));
       }
+      first_type[chunk_of(lo) + 1] = types;
+      first_word[chunk_of(lo) + 1] = words;
+    });
+    for (size_t c = 0; c < chunks; ++c) {
+      first_type[c + 1] += first_type[c];
+      first_word[c + 1] += first_word[c];
     }
-    std::vector<uint32_t> out_words;
-    std::vector<uint32_t> out_offsets;
-    out_words.reserve(words);
-    out_offsets.reserve(next - start_);
+    std::vector<uint32_t> out_words(first_word.back());
+    std::vector<uint32_t> out_offsets(first_type.back());
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      uint32_t next = start_ + first_type[chunk_of(lo)];
+      for (uint32_t id = lo; id < hi; ++id) new_own[id - start_] = map_[id] == id ? next++ : UNPROCESSED;
+    });
     auto remap = [&](uint32_t& ref) {
       if (ref >= end_) fail(ref, "past the last type");
       uint32_t n = new_id(resolve(ref));
       if (n > MAX_ID) fail(ref, "no canonical type after dedup");
       ref = n;
     };
-    for (uint32_t id = start_; id < end_; ++id) {
-      if (map_[id] != id) continue;
-      const uint32_t* r = rec(id);
-      size_t len = 3 + static_cast<size_t>(extra_words(kind_of(r), vlen_of(r)));
-      out_offsets.push_back(static_cast<uint32_t>(out_words.size()));
-      size_t at = out_words.size();
-      out_words.insert(out_words.end(), r, r + len);
-      visit_type_id_words(out_words.data() + at, remap);
-    }
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      uint32_t t = first_type[chunk_of(lo)];
+      size_t at = first_word[chunk_of(lo)];
+      for (uint32_t id = lo; id < hi; ++id) {
+        if (map_[id] != id) continue;
+        const uint32_t* r = rec(id);
+        size_t len = 3 + static_cast<size_t>(extra_words(kind_of(r), vlen_of(r)));
+        out_offsets[t++] = static_cast<uint32_t>(at);
+        std::copy(r, r + len, out_words.begin() + static_cast<std::ptrdiff_t>(at));
+        visit_type_id_words(out_words.data() + at, remap);
+        at += len;
+      }
+    });
     if (id_map) {
       id_map->resize(end_);
       // What a reference to the id becomes (a base FWD resolved to a new
       // struct gives that struct).
-      for (uint32_t id = 0; id < end_; ++id) (*id_map)[id] = new_id(resolve(id));
+      parallel_for((end_ + kIdChunk - 1) / kIdChunk, [&](size_t c) {
+        uint32_t lo = static_cast<uint32_t>(c) * kIdChunk, hi = std::min(end_, lo + kIdChunk);
+        for (uint32_t id = lo; id < hi; ++id) (*id_map)[id] = new_id(resolve(id));
+      });
     }
     // The new string table as the string pass built it, index and all.
     btf_.assign_raw(std::move(out_words), std::move(out_offsets), std::move(new_strings_));
