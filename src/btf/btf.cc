@@ -217,7 +217,7 @@ void Btf::reserve_records(size_t types, size_t words) {
   words_.reserve(words);
 }
 
-void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const uint8_t> strings) {
+void Btf::assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, std::span<const uint8_t> strings) {
   words_ = std::move(words);
   offsets_ = std::move(offsets);
   strings_.assign(strings);
@@ -225,6 +225,13 @@ void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets,
 }
 
 void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, StringTable strings) {
+  words_.assign(words.begin(), words.end());
+  offsets_.assign(offsets.begin(), offsets.end());
+  strings_ = std::move(strings);
+  shared_ = {};
+}
+
+void Btf::assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings) {
   words_ = std::move(words);
   offsets_ = std::move(offsets);
   strings_ = std::move(strings);

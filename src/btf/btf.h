@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/uninit_vector.h"
 
 namespace btfc::btf {
 
@@ -489,7 +490,7 @@ class Btf {
   void shrink_to_fit();
 
   // Bulk building (btf::merge_units): appends `types` records of `words`
-  // words in total, zero-filled, and returns the new tails of the word
+  // words in total, uninitialised, and returns the new tails of the word
   // array and of the offset index for the caller to fill (offsets are
   // indexes into words(), so the caller adds the old word count).
   struct RawTail {
@@ -502,9 +503,10 @@ class Btf {
   uint32_t append_strings_raw(std::span<const char> bytes);
 
   // Used by the reader: takes validated words and strings.
-  void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, std::span<const uint8_t> strings);
+  void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, std::span<const uint8_t> strings);
   // Used by dedup: takes the records and the string table it built.
   void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, StringTable strings);
+  void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings);
 
   // Frees the string index of a table that will only be read and appended
   // elsewhere from now on (the encoder's group outputs: 43 of them wait
@@ -521,8 +523,9 @@ class Btf {
   const Btf* base_ = nullptr;
   TypeId start_id_ = 1;
   uint32_t start_str_off_ = 0;
-  std::vector<uint32_t> words_;
-  std::vector<uint32_t> offsets_;  // id - start_id_ -> index into words_
+  // Grown by resize and then filled (add_members, extend_raw): no zeroing.
+  UninitVector<uint32_t> words_;
+  UninitVector<uint32_t> offsets_;  // id - start_id_ -> index into words_
   StringTable strings_;
   std::span<const char> shared_;
 };

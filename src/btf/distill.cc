@@ -257,8 +257,8 @@ Btf relocate(const Btf& split, const Btf& base) {
   Btf out(&base);
   std::span<const char> own = split.strings().bytes();
   std::vector<uint8_t> strings(own.begin(), own.end());
-  out.assign_raw(std::vector<uint32_t>(split.words().begin(), split.words().end()),
-                 std::vector<uint32_t>(split.offsets().begin(), split.offsets().end()), strings);
+  out.assign_raw(UninitVector<uint32_t>(split.words().begin(), split.words().end()),
+                 UninitVector<uint32_t>(split.offsets().begin(), split.offsets().end()), strings);
   const uint32_t dist_str_len = dist->end_str_off();
   for (TypeId id = out.start_id(); id < out.end_id(); ++id) {
     out.for_each_type_id_ref(id, [&](uint32_t& ref) { ref = id_map[ref]; });

@@ -562,9 +562,9 @@ Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   // Types: copy words, index records.
   uint64_t type_start = uint64_t{hdr_len} + type_off;
   size_t nwords = type_len / 4;
-  std::vector<uint32_t> words(nwords);
+  UninitVector<uint32_t> words(nwords);
   for (size_t i = 0; i < nwords; ++i) words[i] = load<uint32_t>(bytes.data() + type_start + 4 * i, big_endian);
-  std::vector<uint32_t> offsets;
+  UninitVector<uint32_t> offsets;
   TypeId start_id = base ? base->end_id() : 1;
   for (size_t w = 0; w < nwords;) {
     TypeId id = start_id + static_cast<uint32_t>(offsets.size());
