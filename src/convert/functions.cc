@@ -443,6 +443,66 @@ bool in_debug_str(const DwarfFile& dw, std::string_view s) {
 
 namespace {
 
+// What collect reads of a subprogram and of its abstract origin or
+// specification, by DwarfFile::attrs()'s rules (a DW_AT_name that is not a
+// string and references that are not references are ignored, the last of
+// repeated attributes wins). The other attributes (decl_*, low_pc, high_pc,
+// frame_base, ...) are skipped, not decoded: attrs() decoding all of them
+// into its quarter-kilobyte result was most of the cost of a subprogram.
+struct SubprogramAttrs {
+  std::string_view name;
+  std::optional<uint64_t> type, abstract_origin, specification;
+  bool declaration = false;
+};
+
+SubprogramAttrs subprogram_attrs(const DwarfFile& dw, const Die& die) {
+  SubprogramAttrs out;
+  if (!die.abbrev) return out;
+  const Unit& u = *die.unit;
+  Reader r = u.reader;
+  r.seek(die.attr_pos);
+  const FormSizes sizes = u.abbrevs->sizes();
+  for (const AttrSpec& s : die.abbrev->specs()) {
+    switch (s.name) {
+      case DW_AT_name: case DW_AT_type: case DW_AT_abstract_origin: case DW_AT_specification: case DW_AT_declaration:
+        break;
+      default:
+        DwarfFile::skip_value(r, s, sizes);
+        continue;
+    }
+    if (s.form == DW_FORM_indirect) {
+      // The form is in the DIE: attrs() knows how to read it.
+      Attrs a = dw.attrs(die);
+      return {a.name, a.type, a.abstract_origin, a.specification, a.declaration};
+    }
+    Value v;
+    const size_t pos = r.pos();
+    if (!read_common_value(r, u, s, v)) {
+      r.seek(pos);
+      v = Value{};
+      dw.read_value(r, u, s.form, s.implicit_const, v);
+    }
+    switch (s.name) {
+      case DW_AT_name:
+        if (v.kind == Value::kString) out.name = v.str();
+        break;
+      case DW_AT_type:
+        if (v.kind == Value::kRef) out.type = v.u;
+        break;
+      case DW_AT_abstract_origin:
+        if (v.kind == Value::kRef) out.abstract_origin = v.u;
+        break;
+      case DW_AT_specification:
+        if (v.kind == Value::kRef) out.specification = v.u;
+        break;
+      default:  // DW_AT_declaration
+        out.declaration = v.kind == Value::kFlag && v.u;
+        break;
+    }
+  }
+  return out;
+}
+
 // Both collect_functions: over `subprograms` when given, else over the
 // unit-level subprograms a walk of the unit finds.
 void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* subprograms,
@@ -463,7 +523,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
   // One unit-level subprogram; `skip_children` moves the walk past its
   // subtree (the walk over a list already found has nothing to skip).
   auto add = [&](const Die& die, auto&& skip_children) {
-    Attrs a = dw.attrs(die);
+    SubprogramAttrs a = subprogram_attrs(dw, die);
     if (a.declaration) {
       skip_children();
       return;
@@ -474,7 +534,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
     std::optional<uint64_t> ret = a.type;
     std::optional<uint64_t> origin = a.abstract_origin ? a.abstract_origin : a.specification;
     for (int guard = 0; origin && (name.empty() || !ret) && guard < 8; guard++) {
-      Attrs o = dw.attrs(dw.die_at(*origin));
+      SubprogramAttrs o = subprogram_attrs(dw, dw.die_at(*origin));
       if (name.empty()) name = o.name;
       if (!ret) ret = o.type;
       origin = o.abstract_origin ? o.abstract_origin : o.specification;

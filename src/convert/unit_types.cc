@@ -280,8 +280,16 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
   return true;
 }
 
-TypeId UnitTypes::reserve(const Die& die, uint32_t what) {
-  if (pending_.size() >= btf::MAX_TYPE) throw Error("unit has more than " + std::to_string(btf::MAX_TYPE) + " types");
+namespace {
+[[noreturn, gnu::noinline]] void too_many_types() {
+  throw Error("unit has more than " + std::to_string(btf::MAX_TYPE) + " types");
+}
+[[noreturn, gnu::noinline]] void too_many_items() { throw Error("unit has more than 2^32 members and parameters"); }
+}  // namespace
+
+// Inline: pass 1 calls it for every type DIE.
+[[gnu::always_inline]] inline TypeId UnitTypes::reserve(const Die& die, uint32_t what) {
+  if (pending_.size() >= btf::MAX_TYPE) [[unlikely]] too_many_types();
   pending_.push_back({die, what, 0, 0});
   return static_cast<TypeId>(pending_.size());
 }
@@ -365,7 +373,7 @@ void UnitTypes::number_unit() {
     }
     if (Open& parent = stack.back(); parent.cls & kItems) {
       ++items;
-      if (items_.size() >= kNoItems) throw Error("unit has more than 2^32 members and parameters");
+      if (items_.size() >= kNoItems) [[unlikely]] too_many_items();
       uint32_t at = static_cast<uint32_t>(items_.size());
       items_.push_back(make_item(die, unit));
       if (parent.num_items++) items_[parent.last_item].next = at;

@@ -235,13 +235,36 @@ class UnitTypes final : public TypeLookup {
   };
   static constexpr size_t kPlanSlots = 512;
 
+  // A vector whose elements outlive clear(): the next unit overwrites them,
+  // and only growth value-initializes (the new part). Appending is inline:
+  // pass 1 appends for most DIEs.
+  template <typename T>
+  class Pool {
+   public:
+    [[gnu::always_inline]] void push_back(const T& x) {
+      if (n_ == v_.size()) [[unlikely]] v_.resize(v_.size() < 64 ? 64 : 2 * v_.size());
+      v_[n_++] = x;
+    }
+    size_t size() const { return n_; }
+    T& operator[](size_t i) { return v_[i]; }
+    const T& operator[](size_t i) const { return v_[i]; }
+    T& back() { return v_[n_ - 1]; }
+    const T* data() const { return v_.data(); }
+    void clear() { n_ = 0; }
+
+   private:
+    std::vector<T> v_;
+    size_t n_ = 0;
+  };
+
   // The vectors a unit fills, kept per thread with their capacity: the
   // next unit on the thread fills them again without growing them, which
   // cost more than filling them (each unit's grew from empty).
   struct Scratch {
     std::vector<Slot> slots;
-    std::vector<Pending> pending;
-    std::vector<Item> items, walked_items;
+    Pool<Pending> pending;
+    Pool<Item> items;
+    std::vector<Item> walked_items;
     std::vector<dwarf::Die> subprograms, variables;
     std::vector<DeclTag> decl_tags;
     std::vector<btf::Btf::NewMember> members;
@@ -269,7 +292,7 @@ class UnitTypes final : public TypeLookup {
   uintptr_t shared_base_ = 0;
   uint64_t shared_size_ = 0;
   std::unordered_map<uint64_t, btf::TypeId> foreign_;  // DIEs of other units
-  std::vector<Pending>& pending_;                   // index = id - 1
+  Pool<Pending>& pending_;                          // index = id - 1
   size_t emitted_ = 0;                              // pending_[0, emitted_) are in out_
   bool draining_ = false;
   btf::TypeId int_id_ = 0;                          // the unit's `int`, or the appended one
@@ -281,7 +304,7 @@ class UnitTypes final : public TypeLookup {
   const dwarf::Abbrev* last_abbrev_ = nullptr;      // the abbreviation quick_attrs met last, and its plan
   const QuickPlan* last_plan_ = nullptr;
   std::vector<DeclTag>& decl_tags_;
-  std::vector<Item>& items_;                        // children of structs and function types (Pending)
+  Pool<Item>& items_;                               // children of structs and function types (Pending)
   std::vector<dwarf::Die>& subprograms_;
   std::vector<dwarf::Die>& variables_;
 
