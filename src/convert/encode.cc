@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -71,20 +70,13 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     PhaseTimer t("read");
     // Three independent reads of the file (units and abbreviations, and
     // the symbol table twice), side by side: nothing else runs yet. A
-    // file bad in two places reports the same error whichever read
-    // finishes first.
-    std::exception_ptr failed[3];
+    // file bad in two places reports the first in this order (parallel_for
+    // rethrows the lowest index's error).
     parallel_for(3, [&](size_t k) {
-      try {
-        if (k == 0) dw.emplace(elf);
-        if (k == 1) functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
-        if (k == 2) variables.emplace(elf, vopts);
-      } catch (...) {
-        failed[k] = std::current_exception();
-      }
+      if (k == 0) dw.emplace(elf);
+      if (k == 1) functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
+      if (k == 2) variables.emplace(elf, vopts);
     });
-    for (const std::exception_ptr& e : failed)
-      if (e) std::rethrow_exception(e);
   }
 
   const std::vector<dwarf::Unit>& units = dw->units();
