@@ -170,7 +170,7 @@ uint32_t UnitTypes::short_name_off(std::string_view name) {
 
 UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
   QuickPlan q;
-  bool has_name = false, has_loc = false, member_ok = true, ok = a->keys_fixed;
+  bool has_name = false, has_loc = false, has_const = false, member_ok = true, ok = a->keys_fixed;
   for (const KeySpec& k : a->key_specs()) {
     if (!ok) break;
     const AttrSpec& spec = a->attrs[k.spec];
@@ -208,11 +208,26 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
         q.loc_pos = k.offset;
         q.loc_after = k.after_str;
         break;
+      case DW_AT_const_value:
+        // Constants as enumerators read them (TypeAttrs::const_value's u).
+        if (has_const) ok = false;
+        has_const = true;
+        switch (k.op) {
+          case kKeyConst1: q.const_size = 1; break;
+          case kKeyConst2: q.const_size = 2; break;
+          case kKeyConst4: q.const_size = 4; break;
+          case kKeyConst8: q.const_size = 8; break;
+          case kKeyConstImplicit: q.const_implicit = static_cast<uint64_t>(spec.implicit_const); break;
+          default: ok = false;
+        }
+        q.const_pos = k.offset;
+        q.const_after = k.after_str;
+        break;
       case DW_AT_bit_size: case DW_AT_data_bit_offset: case DW_AT_bit_offset: case DW_AT_declaration:
       case DW_AT_external:
         member_ok = false;
         break;
-      default: break;  // byte_size, const_value, encoding, bounds: no reader of Quick looks at them
+      default: break;  // byte_size, encoding, bounds: no reader of Quick looks at them
     }
   }
   q.ok = ok;
@@ -276,6 +291,14 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
     case 4: q.location = load<uint32_t>(l, be); break;
     case 8: q.location = load<uint64_t>(l, be); break;
     default: q.location = plan.loc_implicit; break;
+  }
+  const uint8_t* c = (plan.const_after ? tail : head) + plan.const_pos;
+  switch (plan.const_size) {
+    case 1: q.constant = *c; break;
+    case 2: q.constant = load<uint16_t>(c, be); break;
+    case 4: q.constant = load<uint32_t>(c, be); break;
+    case 8: q.constant = load<uint64_t>(c, be); break;
+    default: q.constant = plan.const_implicit; break;
   }
   return true;
 }
@@ -705,16 +728,31 @@ void UnitTypes::emit_enum(const Die& die, const TypeAttrs& a) {
   if (die.has_children) {
     DieCursor c(dw, die);
     Die child;
+    Quick q;
     while (c.next(child)) {
       if (c.depth() == 0) continue;
       if (child.tag == DW_TAG_enumerator) {
-        TypeAttrs e = dw.type_attrs(child);
-        uint64_t v = e.const_value.kind == Value::kUnsigned || e.const_value.kind == Value::kSigned ? e.const_value.u : 0;
-        enumerators_.push_back({name_off(e, /*required=*/true), v});
+        // The name an enumerator requires is checked below, all at once.
+        if (quick_attrs(child.abbrev, *child.unit, child.attr_pos, false, q)) {
+          enumerators_.push_back({name_off_unchecked(q.name), q.constant});
+        } else {
+          TypeAttrs e = dw.type_attrs(child);
+          uint64_t v =
+              e.const_value.kind == Value::kUnsigned || e.const_value.kind == Value::kSigned ? e.const_value.u : 0;
+          enumerators_.push_back({name_off_unchecked(e.name), v});
+        }
       }
       c.skip_children();
     }
   }
+  // name_off(required) of each: a name in .debug_str that is "" becomes 0
+  // (which the builder refuses). Looked at in one loop: its reads of
+  // .debug_str overlap, where one per enumerator above waited for each
+  // (amdgpu.ko's register enums made that a cache miss per enumerator).
+  for (auto& e : enumerators_)
+    if (e.first - btf::Btf::SHARED_STR_BASE < shared_size_ &&
+        reinterpret_cast<const char*>(shared_base_)[e.first - btf::Btf::SHARED_STR_BASE] == '\0')
+      e.first = 0;
   if (size <= 4 || !ctx_.options.enum64) {
     out_.add_enum_name_off(name_off(a), size);
     for (auto& [n, v] : enumerators_) {

@@ -162,6 +162,7 @@ class UnitTypes final : public TypeLookup {
     dwarf::Value name;     // kind kNone when absent
     uint64_t type = 0;     // global offset; has_type says whether present
     uint64_t location = 0; // DW_AT_data_member_location, 0 when absent
+    uint64_t constant = 0; // DW_AT_const_value, 0 when absent
     bool has_type = false;
   };
   struct QuickPlan;
@@ -204,6 +205,15 @@ class UnitTypes final : public TypeLookup {
     return name_off_slow(name, required);
   }
   uint32_t name_off(const dwarf::TypeAttrs& a, bool required = false) { return name_off(a.name, required); }
+  // name_off(name, true) but for a name in the shared region, whose "" the
+  // caller turns into 0 itself (see emit_enum).
+  uint32_t name_off_unchecked(const dwarf::Value& name) {
+    if (name.kind == dwarf::Value::kString && name.len == dwarf::Value::kNulTerminated) {
+      uintptr_t at = reinterpret_cast<uintptr_t>(name.ptr) - shared_base_;
+      if (at < shared_size_) return btf::Btf::SHARED_STR_BASE + static_cast<uint32_t>(at);
+    }
+    return name_off_slow(name, true);
+  }
   uint32_t name_off_slow(const dwarf::Value& name, bool required);
   uint32_t short_name_off(std::string_view name);
 
@@ -224,6 +234,10 @@ class UnitTypes final : public TypeLookup {
     bool member_ok = false;  // ok, and no key a member reads but these three
     uint8_t name = kNoName;
     uint8_t loc_size = 0;    // 1, 2, 4, 8; 0: absent or implicit (loc_implicit)
+    uint8_t const_size = 0;  // DW_AT_const_value the same way (const_implicit)
+    bool const_after = false;
+    uint16_t const_pos = 0;
+    uint64_t const_implicit = 0;
     bool has_type = false, name_after = false, type_after = false, loc_after = false;
     uint16_t name_pos = 0, type_pos = 0, loc_pos = 0;  // from the first attribute, or after the string (*_after)
     uint64_t loc_implicit = 0;
