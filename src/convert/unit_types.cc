@@ -106,6 +106,12 @@ UnitTypes::UnitTypes(const UnitContext& ctx, btf::Btf& out)
       params_(scratch_.params), enumerators_(scratch_.enumerators), walked_items_(scratch_.walked_items) {
   static thread_local uint64_t t_serial = 0;
   serial_ = ++t_serial;
+  if (const AbbrevTable* t = ctx_.unit.abbrevs; t && t->size()) {
+    scratch_.own_plans.assign(t->size(), QuickPlan{});
+    own_plans_ = scratch_.own_plans.data();
+    own_base_ = reinterpret_cast<uintptr_t>(t->abbrevs().data());
+    own_bytes_ = t->size() * sizeof(Abbrev);
+  }
   // With kabi_prefix every name is looked at (kabi()): no fast path.
   if (ctx_.options.kabi_prefix.empty() && !out_.shared_strings().empty()) {
     shared_base_ = reinterpret_cast<uintptr_t>(out_.shared_strings().data());
@@ -230,27 +236,31 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
       default: break;  // byte_size, encoding, bounds: no reader of Quick looks at them
     }
   }
+  q.built = true;
   q.ok = ok;
   q.member_ok = ok && member_ok;
   return q;
 }
 
+// The plan of an abbreviation: made once per unit, found by its index in
+// the unit's table, or for another table's (a DIE of another unit) in the
+// hashed slots.
 [[gnu::noinline]] const UnitTypes::QuickPlan& UnitTypes::plan_slow(const Abbrev* a) {
+  const uintptr_t d = reinterpret_cast<uintptr_t>(a) - own_base_;
+  if (d < own_bytes_) return own_plans_[d / sizeof(Abbrev)] = make_plan(a);
   PlanSlot& slot = scratch_.plans[(reinterpret_cast<uintptr_t>(a) * 0x9E3779B97F4A7C15ull) >> 55];
   if (slot.abbrev != a || slot.unit != serial_) slot = {a, serial_, make_plan(a)};
-  last_abbrev_ = a;
-  last_plan_ = &slot.plan;
   return slot.plan;
 }
 
 // Inline: emit_struct calls it for every member.
-[[gnu::always_inline]] inline bool UnitTypes::quick_attrs(const Abbrev* a, const Unit& u, uint64_t attr_pos,
+[[gnu::always_inline]] inline bool UnitTypes::quick_attrs(const Abbrev* a, const UnitBytes& u, uint64_t attr_pos,
                                                           bool member, Quick& q) {
-  // Consecutive members mostly share their abbreviation.
-  const QuickPlan& plan = a == last_abbrev_ ? *last_plan_ : plan_slow(a);
+  const uintptr_t d = reinterpret_cast<uintptr_t>(a) - own_base_;
+  const QuickPlan& plan = d < own_bytes_ && own_plans_[d / sizeof(Abbrev)].built ? own_plans_[d / sizeof(Abbrev)] : plan_slow(a);
   if (!(member ? plan.member_ok : plan.ok)) return false;
-  const uint8_t* data = u.reader.bytes().data();
-  const size_t size = u.reader.size();
+  const uint8_t* data = u.data;
+  const uint64_t size = u.size;
   // The same bounds type_attrs checks before its fast path. Keys before
   // the DW_FORM_string (or all, without one) count from `head`, those
   // after it from `tail`.
@@ -268,21 +278,21 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
     if (after + a->keys_end > size) return false;
     tail = data + after;
   }
-  const bool be = u.reader.big_endian();
+  const bool be = u.big_endian;
   q.name.kind = Value::kNone;
   if (plan.name == QuickPlan::kNameStrp) {
     const uint8_t* p = (plan.name_after ? tail : head) + plan.name_pos;
-    const uint64_t off = u.offset_size == 4 ? load<uint32_t>(p, be) : load<uint64_t>(p, be);
-    if (off >= u.sections->str_end) return false;
-    q.name = Value{Value::kString, 0, u.sections->str.data() + off, Value::kNulTerminated};
+    const uint64_t off = u.strp8 ? load<uint64_t>(p, be) : load<uint32_t>(p, be);
+    if (off >= u.str_end) return false;
+    q.name = Value{Value::kString, 0, u.str + off, Value::kNulTerminated};
   } else if (plan.name == QuickPlan::kNameString) {
     q.name = Value{Value::kString, 0, (plan.name_after ? tail : head) + plan.name_pos, str_len};
   }
   q.has_type = plan.has_type;
   if (plan.has_type) {
     const uint64_t off = load<uint32_t>((plan.type_after ? tail : head) + plan.type_pos, be);
-    if (off >= u.end - u.offset) return false;
-    q.type = u.global_base + u.offset + off;
+    if (off >= u.length) return false;
+    q.type = u.base + off;
   }
   const uint8_t* l = (plan.loc_after ? tail : head) + plan.loc_pos;
   switch (plan.loc_size) {
@@ -510,26 +520,26 @@ void UnitTypes::emit(const Pending& p) {
     auto type = [&] { return q.has_type ? type_id(q.type) : 0; };
     switch (die.tag) {
       case DW_TAG_pointer_type:
-        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        if (!quick_attrs(die.abbrev, UnitBytes(*die.unit), die.attr_pos, false, q)) break;
         out_.add_ptr(p.link ? p.link : type());
         return;
       case DW_TAG_typedef: {
-        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        if (!quick_attrs(die.abbrev, UnitBytes(*die.unit), die.attr_pos, false, q)) break;
         TypeId t = type();
         out_.add_typedef_name_off(name_off(q.name, /*required=*/true), t);
         typedef_tags(die, self);
         return;
       }
       case DW_TAG_const_type:
-        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        if (!quick_attrs(die.abbrev, UnitBytes(*die.unit), die.attr_pos, false, q)) break;
         out_.add_const(type());
         return;
       case DW_TAG_volatile_type:
-        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        if (!quick_attrs(die.abbrev, UnitBytes(*die.unit), die.attr_pos, false, q)) break;
         out_.add_volatile(type());
         return;
       case DW_TAG_restrict_type:
-        if (!quick_attrs(die.abbrev, *die.unit, die.attr_pos, false, q)) break;
+        if (!quick_attrs(die.abbrev, UnitBytes(*die.unit), die.attr_pos, false, q)) break;
         out_.add_restrict(type());
         return;
       default: break;
@@ -659,11 +669,12 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
     }
   };
   Quick q;
+  const UnitBytes ub(*die.unit);
   for (const Item& item : items) {
     // Most members: a name, a type and a byte offset, read by plan.
     const Abbrev* ab = item.abbrev;
     if (ab->tag == DW_TAG_member && !ab->has_children && item.code_len != UINT32_MAX &&
-        quick_attrs(ab, *die.unit, item.pos + item.code_len, /*member=*/true, q)) {
+        quick_attrs(ab, ub, item.pos + item.code_len, /*member=*/true, q)) {
       const int64_t bit_offset = static_cast<int64_t>(q.location) * 8;
       if (bit_offset >= 0 && bit_offset <= UINT32_MAX) {
         ++member_idx;
@@ -729,11 +740,12 @@ void UnitTypes::emit_enum(const Die& die, const TypeAttrs& a) {
     DieCursor c(dw, die);
     Die child;
     Quick q;
+    const UnitBytes ub(*die.unit);
     while (c.next(child)) {
       if (c.depth() == 0) continue;
       if (child.tag == DW_TAG_enumerator) {
         // The name an enumerator requires is checked below, all at once.
-        if (quick_attrs(child.abbrev, *child.unit, child.attr_pos, false, q)) {
+        if (quick_attrs(child.abbrev, ub, child.attr_pos, false, q)) {
           enumerators_.push_back({name_off_unchecked(q.name), q.constant});
         } else {
           TypeAttrs e = dw.type_attrs(child);
@@ -802,9 +814,10 @@ void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, ItemList ite
   const DwarfFile& dw = ctx_.dwarf;
   params_.clear();
   Quick q;
+  const UnitBytes ub(*die.unit);
   for (const Item& item : items) {
     if (item.abbrev->tag == DW_TAG_formal_parameter) {
-      if (item.code_len != UINT32_MAX && quick_attrs(item.abbrev, *die.unit, item.pos + item.code_len, false, q)) {
+      if (item.code_len != UINT32_MAX && quick_attrs(item.abbrev, ub, item.pos + item.code_len, false, q)) {
         params_.push_back({name_off(q.name), q.has_type ? type_id(q.type) : 0});
         continue;
       }

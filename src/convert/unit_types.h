@@ -156,6 +156,21 @@ class UnitTypes final : public TypeLookup {
   };
 
   btf::TypeId type_id_slow(uint64_t die_offset);
+  // What quick_attrs reads of a unit, loaded once per struct rather than
+  // through the Unit for every member.
+  struct UnitBytes {
+    const uint8_t* data;   // the unit's reader's bytes
+    uint64_t size;
+    const uint8_t* str;    // its .debug_str, str_end bytes of it usable
+    uint64_t str_end;
+    uint64_t length;       // end - offset: a ref4 must be below it
+    uint64_t base;         // global offset of the unit's byte 0
+    bool big_endian, strp8;
+    explicit UnitBytes(const dwarf::Unit& u)
+        : data(u.reader.bytes().data()), size(u.reader.size()), str(u.sections->str.data()),
+          str_end(u.sections->str_end), length(u.end - u.offset), base(u.global_base + u.offset),
+          big_endian(u.reader.big_endian()), strp8(u.offset_size != 4) {}
+  };
   // The attributes most members, parameters, pointers, qualifiers and
   // typedefs have, read by a plan made once per abbreviation (QuickPlan).
   struct Quick {
@@ -173,7 +188,7 @@ class UnitTypes final : public TypeLookup {
   // not cover the abbreviation (or, `member`, a member needs more than
   // these: bit fields, declarations) or the DIE's bytes are not all there,
   // which the caller leaves to type_attrs.
-  bool quick_attrs(const dwarf::Abbrev* a, const dwarf::Unit& u, uint64_t attr_pos, bool member, Quick& q);
+  bool quick_attrs(const dwarf::Abbrev* a, const UnitBytes& u, uint64_t attr_pos, bool member, Quick& q);
   void number_unit();
   void index_slots();
   btf::TypeId reserve(const dwarf::Die& die, uint32_t what);
@@ -230,6 +245,7 @@ class UnitTypes final : public TypeLookup {
   // DW_AT_data_member_location (from Abbrev::key_specs).
   struct QuickPlan {
     enum : uint8_t { kNoName, kNameStrp, kNameString };
+    bool built = false;      // made (own_plans_ are made when first asked for)
     bool ok = false;         // keys_fixed, each key read as type_attrs would without a check that can fail
     bool member_ok = false;  // ok, and no key a member reads but these three
     uint8_t name = kNoName;
@@ -286,6 +302,7 @@ class UnitTypes final : public TypeLookup {
     std::vector<std::pair<uint32_t, uint64_t>> enumerators;
     std::vector<ShortName> short_names;  // kShortNames, direct-mapped
     std::vector<PlanSlot> plans;         // kPlanSlots, direct-mapped by abbreviation
+    std::vector<QuickPlan> own_plans;    // by index in the unit's own abbreviation table
     void clear();
   };
   static Scratch& acquire_scratch(std::unique_ptr<Scratch>& own);
@@ -315,8 +332,12 @@ class UnitTypes final : public TypeLookup {
   bool has_array_ = false;
   uint64_t dies_walked_ = 0;
   uint64_t serial_ = 0;                             // this object's number in the thread (PlanSlot::unit)
-  const dwarf::Abbrev* last_abbrev_ = nullptr;      // the abbreviation quick_attrs met last, and its plan
-  const QuickPlan* last_plan_ = nullptr;
+  // The plans of the unit's own abbreviations (nearly every DIE's), by
+  // their index: own_base_ is the table's first Abbrev, own_bytes_ the
+  // table's size in bytes.
+  uintptr_t own_base_ = 0;
+  uint64_t own_bytes_ = 0;
+  QuickPlan* own_plans_ = nullptr;
   std::vector<DeclTag>& decl_tags_;
   Pool<Item>& items_;                               // children of structs and function types (Pending)
   std::vector<dwarf::Die>& subprograms_;
