@@ -1,8 +1,16 @@
 // Parsing of abbreviation tables and the per-form size table the fast
 // attribute skipping relies on.
+//
+// A table is parsed declaration by declaration: each one's bytes are first
+// scanned to find where it ends, then looked up in the AbbrevCache; only a
+// declaration not seen before (with these form sizes) is parsed. A hit is
+// exact: the parse of a declaration depends on its bytes and the form sizes
+// only, and only declarations that parsed without error are kept, so a
+// corrupt one is always parsed and reported.
 #include "dwarf/abbrev.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "dwarf/constants.h"
 
@@ -107,146 +115,260 @@ bool cannot_fail(uint32_t form) {
 
 }  // namespace
 
-AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes) {
+namespace {
+
+// Nearly every code and tag fits one LEB128 byte: those are read inline,
+// the rest (and every error) by Reader::uleb128.
+inline uint64_t read_uleb(Reader& r) {
+  if (!r.empty() && *r.data() < 0x80) {
+    uint64_t v = *r.data();
+    r.skip(1);
+    return v;
+  }
+  return r.uleb128();
+}
+
+// Decodes the LEB128 value at p into v (bits past 64 dropped): the byte
+// after it, or nullptr when it runs to `end` or past 10 bytes.
+const uint8_t* scan_leb(const uint8_t* p, const uint8_t* end, uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; p != end && shift < 70; shift += 7) {
+    uint8_t b = *p++;
+    v |= uint64_t{b & 0x7fu} << shift;
+    if (!(b & 0x80)) return p;
+  }
+  return nullptr;
+}
+
+// The bytes of the declaration at `rest` after its code, from its tag to
+// the end of its (0, 0) terminator, as parse_declaration reads them; empty
+// when they do not scan (parse_declaration then says why). The cache needs
+// no more: a key is always the exact bytes a successful parse consumed, so
+// a scan that ended elsewhere would only miss.
+Bytes scan_declaration(Bytes rest) {
+  const uint8_t* p = rest.data();
+  const uint8_t* end = p + rest.size();
+  uint64_t tag, name, form, value;
+  p = scan_leb(p, end, tag);
+  if (!p || p == end) return {};
+  p++;  // the children flag
+  for (;;) {
+    if (end - p >= 2 && (p[0] | p[1]) < 0x80) {
+      name = p[0];
+      form = p[1];
+      p += 2;
+    } else if (!(p = scan_leb(p, end, name)) || !(p = scan_leb(p, end, form))) {
+      return {};
+    }
+    if (name == 0 && form == 0) return {rest.data(), p};
+    if (form == DW_FORM_implicit_const && !(p = scan_leb(p, end, value))) return {};
+  }
+}
+
+}  // namespace
+
+AbbrevCache::AbbrevCache() = default;
+AbbrevCache::~AbbrevCache() = default;
+
+bool AbbrevCache::Key::operator==(const Key& o) const {
+  return sizes == o.sizes && bytes.size() == o.bytes.size() &&
+         std::memcmp(bytes.data(), o.bytes.data(), bytes.size()) == 0;
+}
+
+size_t AbbrevCache::KeyHash::operator()(const Key& k) const {
+  // Keys are short (20 bytes on average in vmlinux): a multiply-mix over
+  // 8-byte words is enough for a table with a prime bucket count. The last
+  // word overlaps the one before it rather than being read byte by byte.
+  constexpr uint64_t kMul = 0x9e3779b97f4a7c15;
+  const uint8_t* p = k.bytes.data();
+  size_t n = k.bytes.size();
+  uint64_t h = (n << 24 | uint64_t{k.sizes.address_size} << 16 | uint64_t{k.sizes.offset_size} << 8 |
+                k.sizes.ref_addr_size) * kMul;
+  auto mix = [&](uint64_t word) {
+    h = (h ^ word) * kMul;
+    h ^= h >> 29;
+  };
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) mix(load<uint64_t>(p + i, false));
+    mix(load<uint64_t>(p + n - 8, false));
+  } else {
+    uint64_t word = 0;
+    for (size_t i = 0; i < n; i++) word |= uint64_t{p[i]} << (8 * i);
+    mix(word);
+  }
+  return static_cast<size_t>(h ^ h >> 32);
+}
+
+void AbbrevCache::finish() {
+  index_ = {};
+  specs_ = {};
+  keys_ = {};
+  str_keys_ = {};
+  skips_ = {};
+  abbrevs_ = {};
+  codes_ = {};
+  decls_ = {};
+}
+
+template <typename T>
+const T* AbbrevCache::keep(const std::vector<T>& v) {
+  if (v.empty()) return nullptr;
+  T* out = static_cast<T*>(arena_.allocate(v.size() * sizeof(T), alignof(T)));
+  std::uninitialized_copy(v.begin(), v.end(), out);
+  return out;
+}
+
+Abbrev AbbrevCache::parse_declaration(Reader& r, uint64_t code, FormSizes sizes) {
+  Abbrev a;
+  uint64_t tag_at = r.offset();
+  uint64_t tag = r.uleb128();
+  if (tag == 0 || tag > 0xffff)
+    r.fail_at(tag_at, "abbreviation " + std::to_string(code) + " has invalid tag " + hex(tag));
+  a.tag = static_cast<uint32_t>(tag);
+  uint8_t children = r.u8();
+  if (children > 1) r.fail_at(r.offset() - 1, "abbreviation " + std::to_string(code) + " has bad children flag " + std::to_string(children));
+  a.has_children = children == 1;
+  specs_.clear();
+  keys_.clear();
+  skips_.clear();
+  str_keys_.clear();
+  bool all_fixed = true;
+  bool keys_fixed = true;
+  uint64_t fixed = 0, keys_end = 0;
+  // The runs of fixed-size attributes each variable-size one ends (see
+  // Abbrev::skip_steps), and whether every run and form can be a step.
+  uint64_t run = 0;
+  bool steps_ok = true;
+  // The layout around one DW_FORM_string (see Abbrev::str_pos): its
+  // offset, the fixed bytes after it, the keys so placed, and whether the
+  // abbreviation still qualifies.
+  bool has_str = false, str_ok = true;
+  uint64_t str_pos = 0, after = 0;
+  for (;;) {
+    uint64_t name_at = r.offset();
+    uint64_t name = r.uleb128();
+    uint64_t form_at = r.offset();
+    uint64_t form = r.uleb128();
+    if (name == 0 && form == 0) break;
+    if (name == 0 || name > 0xffff) r.fail_at(name_at, "abbreviation " + std::to_string(code) + " has invalid attribute " + std::to_string(name));
+    AttrSpec s;
+    s.name = static_cast<uint16_t>(name);
+    s.form = form > 0xffff ? 0xffff : static_cast<uint16_t>(form);  // 0xffff: no such form
+    int size = form_fixed_size(s.form, sizes);
+    if (size == -2) r.fail_at(form_at, "unknown form " + hex(form) + " in abbreviation " + std::to_string(code));
+    if (form == DW_FORM_implicit_const) s.implicit_const = r.sleb128();
+    s.size = size;
+    if (name == DW_AT_sibling) {
+      if (!a.has_sibling) a.sibling_form = s.form;
+      a.has_sibling = true;
+      if (all_fixed) a.sibling_pos = static_cast<int32_t>(fixed);
+    }
+    uint64_t index = specs_.size();
+    if (is_type_attr(s.name)) {
+      const KeySpec op = key_op(s.name, s.form);
+      // DW_FORM_indirect names its form in the DIE: no fast path.
+      if (all_fixed && s.form != DW_FORM_indirect && fixed <= 0xffff && index <= 0xffff) {
+        KeySpec k = op;
+        if (k.op == kKeyNameString) k.op = kKeyRead;  // its length is found with str_pos only
+        k.spec = static_cast<uint16_t>(index);
+        k.offset = static_cast<uint16_t>(fixed);
+        keys_.push_back(k);
+        keys_end = fixed + static_cast<uint64_t>(std::max(size, 0));
+      } else {
+        keys_fixed = false;
+      }
+      uint64_t at = has_str ? after : fixed;
+      if (index > 0xffff || at > 0xffff) str_ok = false;
+      if (str_ok && (size >= 0 || s.form == DW_FORM_string)) {
+        KeySpec k = op;
+        k.spec = static_cast<uint16_t>(index);
+        k.offset = static_cast<uint16_t>(at);
+        k.after_str = has_str;
+        str_keys_.push_back(k);
+      }
+    } else if (size >= 0 && !cannot_fail(s.form)) {
+      str_ok = false;
+    }
+    if (size < 0) {
+      if (all_fixed && s.form == DW_FORM_string) {
+        has_str = true;
+        str_pos = fixed;
+      } else {
+        str_ok = false;
+      }
+      all_fixed = false;
+      steps_ok &= s.form != DW_FORM_indirect && run <= 0xffff;
+      skips_.push_back({static_cast<uint16_t>(run), s.form});
+      run = 0;
+    } else {
+      fixed += static_cast<uint64_t>(size);
+      run += static_cast<uint64_t>(size);
+      if (has_str) after += static_cast<uint64_t>(size);
+    }
+    specs_.push_back(s);
+  }
+  a.num_attrs = static_cast<uint32_t>(specs_.size());
+  a.all_fixed = all_fixed;
+  if (!all_fixed) {
+    // The last run, after the last variable-size attribute. With
+    // DW_FORM_indirect or a run too long for a step: no steps, the cursor
+    // goes attribute by attribute.
+    steps_ok &= run <= 0xffff;
+    skips_.push_back({static_cast<uint16_t>(run), 0});
+    if (!steps_ok) skips_.clear();
+  }
+  a.num_skip = static_cast<uint32_t>(skips_.size());
+  if (keys_end > 0xffff) keys_fixed = false;
+  if (!keys_fixed) keys_.clear();
+  if (!keys_fixed && has_str && str_ok && str_pos < Abbrev::kNoStr && after <= 0xffff) {
+    keys_fixed = true;
+    keys_ = str_keys_;
+    a.str_pos = static_cast<uint16_t>(str_pos);
+    keys_end = after;
+  }
+  a.keys_fixed = keys_fixed;
+  a.num_keys = static_cast<uint16_t>(keys_.size());
+  a.keys_end = static_cast<uint16_t>(keys_end);
+  a.fixed_size = all_fixed ? static_cast<uint32_t>(fixed) : 0;
+  a.attrs = keep(specs_);
+  a.keys = keep(keys_);
+  a.skip = keep(skips_);
+  return a;
+}
+
+AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes, AbbrevCache& cache) {
   AbbrevTable t;
   t.offset_ = r.offset();
   t.sizes_ = sizes;
+  std::vector<Abbrev>& abbrevs = cache.abbrevs_;
+  std::vector<uint64_t>& codes = cache.codes_;
+  std::vector<uint64_t>& decls = cache.decls_;
+  abbrevs.clear();
+  codes.clear();
+  decls.clear();
   uint64_t max_code = 0;
-  // Attribute specs go to one vector; Abbrev::attrs is set once it stops growing.
-  std::vector<uint32_t> first_spec, first_key, first_skip;
-  std::vector<uint64_t> codes, decls;  // of each abbreviation, for the duplicate check
-  std::vector<KeySpec> str_keys;       // of one abbreviation, placed around its DW_FORM_string
   while (!r.empty()) {
     uint64_t decl = r.offset();
-    uint64_t code = r.uleb128();
+    uint64_t code = read_uleb(r);
     if (code == 0) break;
-    Abbrev a;
     codes.push_back(code);
     decls.push_back(decl);
-    uint64_t tag_at = r.offset();
-    uint64_t tag = r.uleb128();
-    if (tag == 0 || tag > 0xffff)
-      r.fail_at(tag_at, "abbreviation " + std::to_string(code) + " has invalid tag " + hex(tag));
-    a.tag = static_cast<uint32_t>(tag);
-    uint8_t children = r.u8();
-    if (children > 1) r.fail_at(r.offset() - 1, "abbreviation " + std::to_string(code) + " has bad children flag " + std::to_string(children));
-    a.has_children = children == 1;
-    first_spec.push_back(static_cast<uint32_t>(t.specs_.size()));
-    first_key.push_back(static_cast<uint32_t>(t.keys_.size()));
-    bool all_fixed = true;
-    bool keys_fixed = true;
-    uint64_t fixed = 0, keys_end = 0;
-    // The layout around one DW_FORM_string (see Abbrev::str_pos): its
-    // offset, the fixed bytes after it, the keys so placed, and whether the
-    // abbreviation still qualifies.
-    bool has_str = false, str_ok = true;
-    uint64_t str_pos = 0, after = 0;
-    str_keys.clear();
-    for (;;) {
-      uint64_t name_at = r.offset();
-      uint64_t name = r.uleb128();
-      uint64_t form_at = r.offset();
-      uint64_t form = r.uleb128();
-      if (name == 0 && form == 0) break;
-      if (name == 0 || name > 0xffff) r.fail_at(name_at, "abbreviation " + std::to_string(code) + " has invalid attribute " + std::to_string(name));
-      AttrSpec s;
-      s.name = static_cast<uint16_t>(name);
-      s.form = form > 0xffff ? 0xffff : static_cast<uint16_t>(form);  // 0xffff: no such form
-      int size = form_fixed_size(s.form, sizes);
-      if (size == -2) r.fail_at(form_at, "unknown form " + hex(form) + " in abbreviation " + std::to_string(code));
-      if (form == DW_FORM_implicit_const) s.implicit_const = r.sleb128();
-      s.size = size;
-      if (name == DW_AT_sibling) {
-        if (!a.has_sibling) a.sibling_form = s.form;
-        a.has_sibling = true;
-        if (all_fixed) a.sibling_pos = static_cast<int32_t>(fixed);
-      }
-      uint64_t index = t.specs_.size() - first_spec.back();
-      if (is_type_attr(s.name)) {
-        const KeySpec op = key_op(s.name, s.form);
-        // DW_FORM_indirect names its form in the DIE: no fast path.
-        if (all_fixed && s.form != DW_FORM_indirect && fixed <= 0xffff && index <= 0xffff) {
-          KeySpec k = op;
-          if (k.op == kKeyNameString) k.op = kKeyRead;  // its length is found with str_pos only
-          k.spec = static_cast<uint16_t>(index);
-          k.offset = static_cast<uint16_t>(fixed);
-          t.keys_.push_back(k);
-          keys_end = fixed + static_cast<uint64_t>(std::max(size, 0));
-        } else {
-          keys_fixed = false;
-        }
-        uint64_t at = has_str ? after : fixed;
-        if (index > 0xffff || at > 0xffff) str_ok = false;
-        if (str_ok && (size >= 0 || s.form == DW_FORM_string)) {
-          KeySpec k = op;
-          k.spec = static_cast<uint16_t>(index);
-          k.offset = static_cast<uint16_t>(at);
-          k.after_str = has_str;
-          str_keys.push_back(k);
-        }
-      } else if (size >= 0 && !cannot_fail(s.form)) {
-        str_ok = false;
-      }
-      if (size < 0) {
-        if (all_fixed && s.form == DW_FORM_string) {
-          has_str = true;
-          str_pos = fixed;
-        } else {
-          str_ok = false;
-        }
-        all_fixed = false;
-      } else {
-        fixed += static_cast<uint64_t>(size);
-        if (has_str) after += static_cast<uint64_t>(size);
-      }
-      t.specs_.push_back(s);
-    }
-    a.num_attrs = static_cast<uint32_t>(t.specs_.size() - first_spec.back());
-    first_skip.push_back(static_cast<uint32_t>(t.skips_.size()));
-    if (!all_fixed) {
-      // Runs of fixed-size attributes, each followed by a variable-size one.
-      bool ok = true;
-      uint64_t run = 0;
-      for (const AttrSpec* s = t.specs_.data() + first_spec.back(); s != t.specs_.data() + t.specs_.size(); s++) {
-        if (s->size >= 0) {
-          run += static_cast<uint64_t>(s->size);
-          continue;
-        }
-        ok &= s->form != DW_FORM_indirect && run <= 0xffff;
-        t.skips_.push_back({static_cast<uint16_t>(run), s->form});
-        run = 0;
-      }
-      ok &= run <= 0xffff;
-      t.skips_.push_back({static_cast<uint16_t>(run), 0});
-      if (!ok) t.skips_.resize(first_skip.back());
-    }
-    a.num_skip = static_cast<uint32_t>(t.skips_.size() - first_skip.back());
-    a.all_fixed = all_fixed;
-    if (keys_end > 0xffff) keys_fixed = false;
-    if (!keys_fixed) t.keys_.resize(first_key.back());
-    if (!keys_fixed && has_str && str_ok && str_pos < Abbrev::kNoStr && after <= 0xffff) {
-      keys_fixed = true;
-      t.keys_.insert(t.keys_.end(), str_keys.begin(), str_keys.end());
-      a.str_pos = static_cast<uint16_t>(str_pos);
-      keys_end = after;
-    }
-    a.keys_fixed = keys_fixed;
-    a.num_keys = static_cast<uint16_t>(t.keys_.size() - first_key.back());
-    a.keys_end = static_cast<uint16_t>(keys_end);
-    a.fixed_size = all_fixed ? static_cast<uint32_t>(fixed) : 0;
     if (code > max_code) max_code = code;
-    t.abbrevs_.push_back(a);
+    AbbrevCache::Key key{scan_declaration({r.data(), r.remaining()}), sizes};
+    if (!key.bytes.empty()) {
+      auto it = cache.index_.find(key);
+      if (it != cache.index_.end()) {
+        abbrevs.push_back(it->second);
+        r.skip(key.bytes.size());
+        continue;
+      }
+    }
+    const uint8_t* start = r.data();
+    abbrevs.push_back(cache.parse_declaration(r, code, sizes));
+    cache.index_.emplace(AbbrevCache::Key{{start, r.data()}, sizes}, abbrevs.back());
   }
-  // Exact sizes: vmlinux has a table per unit, all alive for the whole run.
-  t.specs_.shrink_to_fit();
-  t.abbrevs_.shrink_to_fit();
-  t.keys_.shrink_to_fit();
-  t.skips_.shrink_to_fit();
-  for (size_t i = 0; i < t.abbrevs_.size(); i++) {
-    t.abbrevs_[i].attrs = t.specs_.data() + first_spec[i];
-    t.abbrevs_[i].keys = t.keys_.data() + first_key[i];
-    t.abbrevs_[i].skip = t.skips_.data() + first_skip[i];
-  }
+  // Exact size: vmlinux has a table per unit, all alive for the whole run.
+  t.abbrevs_.assign(abbrevs.begin(), abbrevs.end());
 
   // Dense when codes fit a vector a few times the table's size (always, in
   // practice); otherwise only the codes that do go to the vector.

@@ -11,9 +11,17 @@
 // Codes are looked up in O(1) through a vector indexed by code when the
 // codes are dense (they are 1..n in every producer we know), with a hash map
 // as the fallback for sparse codes.
+//
+// Tables repeat one another: vmlinux's 2,352 tables (one per unit) declare
+// 341k abbreviations but only 8,717 distinct ones. An AbbrevCache keeps each
+// declaration it has parsed by its bytes, so most declarations are a scan,
+// a hash lookup and a 56-byte copy, and their attribute specs, keys and skip
+// steps are stored once (in the cache, which the tables point into).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <memory_resource>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -132,12 +140,56 @@ static_assert(sizeof(void*) != 8 || sizeof(Abbrev) == 56);
 // sizes and offsets of members, bounds of subranges, ...).
 bool is_type_attr(uint32_t name);
 
+// The declarations parsed so far, by their bytes (tag to terminator) and
+// form sizes, and the arrays every Abbrev parsed through the cache points
+// into: a cache must outlive its tables. One cache per task: it is not
+// thread-safe. Its scratch vectors are reused from table to table, so a
+// table costs a few allocations whatever its size.
+class AbbrevCache {
+ public:
+  AbbrevCache();
+  ~AbbrevCache();
+  AbbrevCache(const AbbrevCache&) = delete;
+  AbbrevCache& operator=(const AbbrevCache&) = delete;
+
+  // Frees the lookup index and the scratch space, keeping the arrays the
+  // tables point into: for when no more tables will be parsed through it.
+  void finish();
+
+ private:
+  friend class AbbrevTable;
+  struct Key {
+    Bytes bytes;
+    FormSizes sizes;
+    bool operator==(const Key& o) const;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+
+  // The parse of the declaration at r (after its code), through the scratch
+  // vectors, with its arrays copied into the arena.
+  Abbrev parse_declaration(Reader& r, uint64_t code, FormSizes sizes);
+  template <typename T>
+  const T* keep(const std::vector<T>& v);
+
+  std::unordered_map<Key, Abbrev, KeyHash> index_;
+  std::pmr::monotonic_buffer_resource arena_;
+  // Scratch: of one declaration, and of one table.
+  std::vector<AttrSpec> specs_;
+  std::vector<KeySpec> keys_, str_keys_;
+  std::vector<SkipStep> skips_;
+  std::vector<Abbrev> abbrevs_;
+  std::vector<uint64_t> codes_, decls_;  // of each abbreviation, for the duplicate check
+};
+
 class AbbrevTable {
  public:
   // Parses the table starting at r's cursor (a reader over .debug_abbrev
   // seeked to the unit's abbreviation offset), up to its 0 terminator or the
-  // end of the section. Unknown forms and duplicate codes are errors.
-  static AbbrevTable parse(Reader r, FormSizes sizes);
+  // end of the section. Unknown forms and duplicate codes are errors. The
+  // table points into `cache`.
+  static AbbrevTable parse(Reader r, FormSizes sizes, AbbrevCache& cache);
 
   AbbrevTable() = default;
   AbbrevTable(AbbrevTable&&) noexcept = default;
@@ -165,9 +217,6 @@ class AbbrevTable {
   uint64_t offset_ = 0;
   FormSizes sizes_;
   std::vector<Abbrev> abbrevs_;
-  std::vector<AttrSpec> specs_;
-  std::vector<KeySpec> keys_;
-  std::vector<SkipStep> skips_;
   std::vector<const Abbrev*> dense_;                // code -> abbreviation (nullptr: no such code)
   std::unordered_map<uint64_t, uint32_t> sparse_;   // code -> index, for codes past dense_
 };

@@ -4,8 +4,9 @@
 // DIEs by global offset.
 //
 // Unit headers are read sequentially (a few thousand jumps by unit length);
-// abbreviation tables are parsed in parallel, one work item per distinct
-// table, so a corrupt table gives the same message whatever -j is.
+// abbreviation tables are parsed in parallel, in runs of neighbouring
+// tables that share a cache of declarations (see AbbrevCache), and a
+// corrupt table gives the same message whatever -j is.
 #include "dwarf/dwarf_file.h"
 
 #include <algorithm>
@@ -184,12 +185,25 @@ void DwarfFile::read_abbrevs(std::vector<Unit>& units, const Sections& s) {
     if (fresh) keys.push_back(it->first);
   }
   std::sort(keys.begin(), keys.end());
+  // In runs of neighbouring tables, each run through its own cache: a
+  // declaration is parsed once per run (vmlinux: 18k parses of 341k
+  // declarations in 8 runs, 8.7k in one), and 8 runs are still enough to
+  // spread over the threads. Files with few tables take one run.
+  size_t runs = std::clamp<size_t>(keys.size() / 64, 1, 8);
+  size_t first_cache = abbrev_caches_.size();
+  for (size_t c = 0; c < runs; c++) abbrev_caches_.push_back(std::make_unique<AbbrevCache>());
   std::vector<AbbrevTable> parsed(keys.size());
-  parallel_for(keys.size(), [&](size_t i) {
-    auto [sections, offset, sizes] = keys[i];
-    Reader r(sections->abbrev, sections->abbrev_name, sections->big_endian);
-    r.seek(offset);
-    parsed[i] = AbbrevTable::parse(r, sizes);
+  // A failing run stops at its first bad table, and parallel_for reports
+  // the lowest run's error: the first bad table's, whatever -j is.
+  parallel_for(runs, [&](size_t c) {
+    AbbrevCache& cache = *abbrev_caches_[first_cache + c];
+    for (size_t i = c * keys.size() / runs; i < (c + 1) * keys.size() / runs; i++) {
+      auto [sections, offset, sizes] = keys[i];
+      Reader r(sections->abbrev, sections->abbrev_name, sections->big_endian);
+      r.seek(offset);
+      parsed[i] = AbbrevTable::parse(r, sizes, cache);
+    }
+    cache.finish();
   });
   for (size_t i = 0; i < keys.size(); i++)
     abbrev_tables_[keys[i]] = std::make_unique<AbbrevTable>(std::move(parsed[i]));

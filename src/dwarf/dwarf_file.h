@@ -459,6 +459,7 @@ class DwarfFile {
   uint64_t global_size_ = 0;    // global offsets handed out so far
   // Units of both files in global-offset order, for unit_at().
   std::vector<const Unit*> by_offset_;
+  std::vector<std::unique_ptr<AbbrevCache>> abbrev_caches_;  // what the tables point into
   std::map<std::tuple<const Sections*, uint64_t, FormSizes>, std::unique_ptr<AbbrevTable>> abbrev_tables_;
   std::vector<std::pair<uint64_t, const Unit*>> signatures_;  // sorted
 };

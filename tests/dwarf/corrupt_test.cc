@@ -143,6 +143,75 @@ TEST(Corrupt, UnknownForm) {
   expect_error("form.o", in, ".debug_abbrev+0x4: unknown form 0x7f in abbreviation 1");
 }
 
+TEST(Corrupt, BadAbbreviationDeclarations) {
+  // Abbreviation 1 is good (5 bytes: code, compile_unit, children,
+  // terminator); abbreviation 2, from +0x5, is not: its tag 0 at +0x6, its
+  // children flag 2 at +0x7, an attribute 0 at +0x8, the section cut off
+  // before the form at +0x9, or the code 1 again.
+  auto input = [](auto&& abbrev2) {
+    Input in;
+    ByteWriter dies;
+    dies.u8(1).u8(0);
+    in.info = unit5(dies);
+    in.abbrev.uleb(1).uleb(DW_TAG_compile_unit).u8(1).u8(0).u8(0);
+    abbrev2(in.abbrev);
+    return in;
+  };
+  expect_error("tag.o", input([](ByteWriter& a) { a.uleb(2).uleb(0).u8(0).u8(0).u8(0).u8(0); }),
+               ".debug_abbrev+0x6: abbreviation 2 has invalid tag 0x0");
+  expect_error("children.o", input([](ByteWriter& a) { a.uleb(2).uleb(DW_TAG_member).u8(2).u8(0).u8(0).u8(0); }),
+               ".debug_abbrev+0x7: abbreviation 2 has bad children flag 2");
+  expect_error("attribute.o",
+               input([](ByteWriter& a) { a.uleb(2).uleb(DW_TAG_member).u8(0).uleb(0).uleb(DW_FORM_strp).u8(0).u8(0).u8(0); }),
+               ".debug_abbrev+0x8: abbreviation 2 has invalid attribute 0");
+  expect_error("cut.o", input([](ByteWriter& a) { a.uleb(2).uleb(DW_TAG_member).u8(0).uleb(DW_AT_name); }),
+               ".debug_abbrev+0x9: truncated LEB128");
+  expect_error("duplicate.o", input([](ByteWriter& a) { a.uleb(1).uleb(DW_TAG_member).u8(0).u8(0).u8(0).u8(0); }),
+               ".debug_abbrev+0x5: duplicate abbreviation code 1");
+}
+
+TEST(Corrupt, RepeatedDeclarationsAreStillChecked) {
+  // Two units, each with its own table. The second table repeats the
+  // first's declarations byte for byte (as vmlinux's tables repeat one
+  // another; btfc parses such a declaration once), then declares code 2
+  // again at +0x19: still an error. Or its abbreviation 2 differs from the
+  // first table's in its form only, an unknown one (at +0x16).
+  ByteWriter dies;
+  dies.u8(1).u8(0);
+  ByteWriter first = abbrevs({{DW_AT_name, DW_FORM_string}});  // 0xd bytes
+  auto input = [&](auto&& second) {
+    Input in;
+    in.info = unit5(dies);
+    in.info.raw(unit5(dies, 5, DW_UT_compile, 8, static_cast<uint32_t>(first.size())).data());
+    in.abbrev.raw(first.data());
+    second(in.abbrev);
+    return in;
+  };
+  auto repeat = [](ByteWriter& a) {
+    a.uleb(1).uleb(DW_TAG_compile_unit).u8(1).u8(0).u8(0);
+    a.uleb(2).uleb(DW_TAG_member).u8(0).uleb(DW_AT_name).uleb(DW_FORM_string).u8(0).u8(0);
+  };
+  expect_error("repeated_duplicate.o", input([&](ByteWriter& a) {
+                 repeat(a);
+                 a.uleb(2).uleb(DW_TAG_member).u8(0).uleb(DW_AT_name).uleb(DW_FORM_string).u8(0).u8(0).u8(0);
+               }),
+               ".debug_abbrev+0x19: duplicate abbreviation code 2");
+  expect_error("repeated_form.o", input([](ByteWriter& a) {
+                 a.uleb(1).uleb(DW_TAG_compile_unit).u8(1).u8(0).u8(0);
+                 a.uleb(2).uleb(DW_TAG_member).u8(0).uleb(DW_AT_name).uleb(0x7f).u8(0).u8(0).u8(0);
+               }),
+               ".debug_abbrev+0x16: unknown form 0x7f in abbreviation 2");
+  // Repeated as they are, they parse; both units walk.
+  Input good = input([&](ByteWriter& a) {
+    repeat(a);
+    a.u8(0);
+  });
+  std::string path = write_elf("repeated.o", sections(good));
+  RunResult r = run_btfc("stats " + path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "DW_TAG_compile_unit 2\nunits 2\ndies 2\n");
+}
+
 TEST(Corrupt, MissingAbbrevCodeAtRoot) {
   // The root DIE uses code 5; the table has 1 and 2.
   Input in;
