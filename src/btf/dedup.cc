@@ -141,7 +141,7 @@ bool compat_enum64(const uint32_t* a, const uint32_t* b) {
   if (!is_enum_fwd(a) && !is_enum_fwd(b)) return equal_enum64(a, b);
   return compat_enum_ignoring_vlen(a, b);
 }
-bool shallow_equal_struct(const uint32_t* a, const uint32_t* b) {
+inline bool shallow_equal_struct(const uint32_t* a, const uint32_t* b) {
   if (!equal_common(a, b)) return false;
   for (uint32_t i = 0, n = vlen_of(a); i < n; ++i)
     if (a[3 + 3 * i] != b[3 + 3 * i] || a[5 + 3 * i] != b[5 + 3 * i]) return false;
@@ -919,8 +919,13 @@ class Deduper {
   }
 
   // Are the type graphs at cand_id and canon_id the same? Records
-  // canon -> cand pairs in hypot_; see dedup.h.
-  bool is_equiv(uint32_t cand_id, uint32_t canon_id) {
+  // canon -> cand pairs in hypot_; see dedup.h. Inline at every call
+  // site: three comparisons in four end here (the pair resolves to one
+  // type, or was met before), and a call per member cost more than they
+  // do.
+  // `shallow_known`: the caller has checked shallow_equal_struct() on
+  // this very pair of structs (dedup_struct, for every candidate).
+  [[gnu::always_inline]] bool is_equiv(uint32_t cand_id, uint32_t canon_id, bool shallow_known = false) {
     if (cand_id >= end_ || canon_id >= end_) fail(std::max(cand_id, canon_id), "past the last type");
     if (resolve(cand_id) == resolve(canon_id)) return true;
     canon_id = resolve_fwd(canon_id);
@@ -931,6 +936,10 @@ class Deduper {
       // contradiction with an identical twin is no contradiction.
       return identical(h, cand_id);
     }
+    return expand_equiv(cand_id, canon_id, shallow_known);
+  }
+  // is_equiv() of a pair met for the first time.
+  [[gnu::noinline]] bool expand_equiv(uint32_t cand_id, uint32_t canon_id, bool shallow_known) {
     hypot_[canon_id] = cand_id;
     hypot_list_.push_back(canon_id);
 
@@ -970,7 +979,7 @@ class Deduper {
         // failed comparison leaves behind.
         return is_equiv(cand[4], canon[4]) && is_equiv(cand[3], canon[3]);
       case Kind::Struct: case Kind::Union:
-        if (!shallow_equal_struct(cand, canon)) return false;
+        if (!shallow_known && !shallow_equal_struct(cand, canon)) return false;
         for (uint32_t i = 0, n = vlen_of(cand); i < n; ++i)
           if (!is_equiv(cand[4 + 3 * i], canon[4 + 3 * i])) return false;
         return true;
@@ -1076,7 +1085,7 @@ class Deduper {
       // and struct count as equivalent and could map to each other.
       if (!shallow_equal_struct(t, rec(c))) return false;
       clear_hypot();
-      if (!is_equiv(id, c)) return false;
+      if (!is_equiv(id, c, /*shallow_known=*/true)) return false;
       merge_hypot();
       if (hypot_adjust_canon_) return false;  // only a base FWD matched
       new_id = c;
