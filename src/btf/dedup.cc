@@ -426,7 +426,7 @@ class ChunkNames {
 // so the next run on that base starts from it.
 struct Scratch {
   bool base_ready = false;   // [0, base end) of rec, kind, map, hypot is as index_records() fills it
-  std::vector<const uint32_t*> rec;  // base ids only (own records are found through the table's offsets)
+  IdArray<const uint32_t*> rec;
   IdArray<Kind> kind;
   IdArray<uint32_t> map, hypot;
   std::optional<CandidateIndex> index;  // a working copy of the base's index
@@ -475,7 +475,7 @@ class Deduper {
       : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
-        own_words_(btf.words().data()), own_offsets_(btf.offsets().data()), rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot) {}
+        rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot) {}
   ~Deduper() {
     if (prepared_) prepared_->give_back(std::move(scratch_));
   }
@@ -517,11 +517,10 @@ class Deduper {
   }
 
   // ---- record access and canonical map ----
-  // Own records through the table's offsets (4 bytes per id, already
-  // there), base ones through rec_.
-  const uint32_t* rec(uint32_t id) const {
-    return id >= start_ ? own_words_ + own_offsets_[id - start_] : rec_[id];
-  }
+  // A pointer per id rather than the table's offsets (4 bytes per id,
+  // already there) and the base's: rec() is the most called function of
+  // dedup, and choosing the table cost more than the 4 more bytes.
+  const uint32_t* rec(uint32_t id) const { return rec_[id]; }
   uint32_t* own(uint32_t id) { return btf_.mutable_record(id); }
   // From a byte per id: the kind is asked for far more often than the
   // record, and a byte array stays in cache.
@@ -552,7 +551,7 @@ class Deduper {
   void index_records() {
     bool ready = scratch_->base_ready;
     scratch_->base_ready = false;  // until this run ends well
-    rec_.resize(start_);
+    rec_.resize(end_);
     kind_.resize(end_);
     map_.resize(end_);
     hypot_.resize(end_);
@@ -569,10 +568,13 @@ class Deduper {
       }
     }
     // Own ids: fresh pages for a big table, so filled in parallel.
+    const uint32_t* words = btf_.words().data();
+    const uint32_t* offsets = btf_.offsets().data();
     parallel_for((end_ - start_ + kIdChunk - 1) / kIdChunk, [&](size_t c) {
       uint32_t lo = start_ + static_cast<uint32_t>(c) * kIdChunk, hi = std::min(end_, lo + kIdChunk);
       for (uint32_t id = lo; id < hi; ++id) {
-        Kind k = kind_of(rec(id));
+        rec_[id] = words + offsets[id - start_];
+        Kind k = kind_of(rec_[id]);
         kind_[id] = k;
         map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
         hypot_[id] = UNPROCESSED;
@@ -1241,9 +1243,7 @@ class Deduper {
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own
-  const uint32_t* own_words_;          // the table's words (they do not move during dedup)
-  const uint32_t* own_offsets_;        // by id - start_
-  std::vector<const uint32_t*>& rec_;  // base ids only
+  IdArray<const uint32_t*>& rec_;  // the record of every id (own words do not move during dedup)
   IdArray<Kind>& kind_;
   IdArray<uint32_t>& map_;        // id -> canonical id (chains allowed)
   IdArray<uint32_t>& hypot_;      // canonical-side id -> candidate-side id
