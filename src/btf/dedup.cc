@@ -275,7 +275,7 @@ class CandidateIndex {
     uint32_t id = 0;
     uint32_t next = 0, prev = 0;
   };
-  void catch_up(Slot& s) {
+  [[gnu::always_inline]] void catch_up(Slot& s) {
     uint32_t seen = s.state >> 1;
     bool reversed = (s.state & 1) ^ ((doublings_ - seen) & 1);
     uint32_t state = doublings_ << 1 | reversed;
@@ -529,14 +529,18 @@ class Deduper {
   // Follows the canonical chain (a FWD resolved to a struct that was itself
   // found to be a duplicate, ...).
   uint32_t resolve(uint32_t id) const {
-    while (is_mapped(id) && map_[id] != id) id = map_[id];
-    return id;
+    for (;;) {
+      uint32_t to = map_[id];
+      if (to > MAX_ID || to == id) return id;
+      id = to;
+    }
   }
   uint32_t resolve_fwd(uint32_t id) const {
     if (kind(id) != Kind::Fwd) return id;
     uint32_t r = resolve(id);
     return kind(r) == Kind::Fwd ? id : r;
   }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_past_end(uint32_t id) const { fail(id, "past the last type"); }
   [[noreturn]] void fail(uint32_t id, const std::string& what) const {
     throw Error("BTF dedup: type [" + std::to_string(id) + "]: " + what);
   }
@@ -891,12 +895,19 @@ class Deduper {
         index_->for_each(h, [&](uint32_t c) { return equal_int_tag(t, rec(c)) ? (new_id = c, true) : false; });
         break;
       case Kind::Enum: case Kind::Enum64: {
-        bool is64 = kind_of(t) == Kind::Enum64;
+        // equal_enum/compat_enum spelled out: anonymous enums share one
+        // chain, and every lookup walks all of it.
+        const size_t value_bytes = size_t{vlen_of(t)} * (kind_of(t) == Kind::Enum64 ? 12 : 8);
+        const bool t_fwd = is_enum_fwd(t);
         index_->for_each(h, [&](uint32_t c) {
           const uint32_t* cand = rec(c);
-          if (is64 ? equal_enum64(t, cand) : equal_enum(t, cand)) return new_id = c, true;
-          if (is64 ? compat_enum64(t, cand) : compat_enum(t, cand)) {
-            if (is_enum_fwd(t)) return new_id = c, true;  // a forward meets its enum
+          if (cand[0] != t[0]) return false;  // a name sharing the tag: neither equal nor compatible
+          if (cand[1] == t[1] && cand[2] == t[2] && std::memcmp(t + 3, cand + 3, value_bytes) == 0)
+            return new_id = c, true;
+          // Not equal: compatible only when one is a forward.
+          Kind ck = kind_of(cand);
+          if ((ck == Kind::Enum || ck == Kind::Enum64) && (t_fwd || vlen_of(cand) == 0)) {
+            if (t_fwd) return new_id = c, true;  // a forward meets its enum
             set_map(c, id);  // a canonical forward now resolves to this enum
           }
           return false;
@@ -928,7 +939,7 @@ class Deduper {
   // `shallow_known`: the caller has checked shallow_equal_struct() on
   // this very pair of structs (dedup_struct, for every candidate).
   [[gnu::always_inline]] bool is_equiv(uint32_t cand_id, uint32_t canon_id, bool shallow_known = false) {
-    if (cand_id >= end_ || canon_id >= end_) fail(std::max(cand_id, canon_id), "past the last type");
+    if (cand_id >= end_ || canon_id >= end_) fail_past_end(std::max(cand_id, canon_id));
     if (resolve(cand_id) == resolve(canon_id)) return true;
     canon_id = resolve_fwd(canon_id);
     uint32_t h = hypot_[canon_id];
