@@ -401,8 +401,16 @@ void UnitTypes::number_unit() {
       continue;
     }
     if (depth == 1) {
-      if (tag == DW_TAG_subprogram) subprograms_.push_back(die);
-      else if (tag == DW_TAG_variable) variables_.push_back(die);
+      if (tag == DW_TAG_subprogram) {
+        subprograms_.push_back(die);
+        // Most function bodies hold no type: scanned cheaply, then jumped.
+        if (die.has_children && die.sibling && body_without_types(die)) {
+          cursor.skip_children();
+          continue;
+        }
+      } else if (tag == DW_TAG_variable) {
+        variables_.push_back(die);
+      }
     }
     if (Open& parent = stack.back(); parent.cls & kItems) {
       ++items;
@@ -455,6 +463,77 @@ void UnitTypes::number_unit() {
   // more, members take 3 and parameters 2 (enumerators, not walked here,
   // may make it grow).
   out_.reserve_records(pending_.size() + 1, 4 * (pending_.size() + 1) + 3 * items);
+}
+
+// Whether the walk below would number nothing in the subtree of `die` (a
+// unit-level subprogram with DW_AT_sibling): no DIE with a type tag where
+// it looks (below lexical blocks, inlined calls and the like; not below
+// parameters, variables, call sites, whose children it skips). Then
+// dies_walked_ counts what the walk would have returned, and the caller
+// jumps over the subtree. The scan reads abbreviation codes and skips
+// attributes, nothing else; on anything unusual (a type, a bad code, a
+// sibling that disagrees, truncation) it says no, and the walk reads the
+// subtree and reports what is wrong exactly as before.
+bool UnitTypes::body_without_types(const Die& die) {
+  const Unit& u = *die.unit;
+  const AbbrevTable& table = *u.abbrevs;
+  const FormSizes sizes = table.sizes();
+  uint64_t walked = 0;
+  try {
+    Reader r = u.reader;
+    r.seek(die.attr_pos);
+    DwarfFile::skip_attrs(r, *die.abbrev, sizes);
+    unsigned depth = 1;  // open DIEs, `die` included
+    while (depth) {
+      if (r.empty()) return false;
+      const uint64_t off = r.offset();
+      const uint64_t code = r.uleb128();
+      if (code == 0) {
+        --depth;
+        continue;
+      }
+      const Abbrev* a = table.find(code);
+      if (!a) return false;
+      const uint8_t cls = tag_class(a->tag);
+      if (cls & kIsType) return false;
+      ++walked;
+      if (!a->has_children) {
+        DwarfFile::skip_attrs(r, *a, sizes);
+        continue;
+      }
+      if (cls & kDescend) {
+        DwarfFile::skip_attrs(r, *a, sizes);
+        if (++depth > DieCursor::kMaxDepth) return false;
+        continue;
+      }
+      // Children the walk skips: jumped with DW_AT_sibling, else read
+      // past (their types do not count).
+      if (uint64_t sib = a->has_sibling ? DwarfFile::read_sibling(r, u, *a) : 0) {
+        if (sib <= off || sib > u.end) return false;
+        r.seek(sib - u.offset);
+        continue;
+      }
+      DwarfFile::skip_attrs(r, *a, sizes);
+      for (unsigned skip = 1; skip;) {
+        if (r.empty()) return false;
+        const uint64_t c = r.uleb128();
+        if (c == 0) {
+          --skip;
+          continue;
+        }
+        const Abbrev* b = table.find(c);
+        if (!b) return false;
+        DwarfFile::skip_attrs(r, *b, sizes);
+        if (b->has_children && ++skip > DieCursor::kMaxDepth) return false;
+      }
+    }
+    // The subprogram's DW_AT_sibling must point where its children end.
+    if (u.global_base + r.offset() != die.sibling) return false;
+  } catch (const Error&) {
+    return false;
+  }
+  dies_walked_ += walked;
+  return true;
 }
 
 void UnitTypes::convert_all() {

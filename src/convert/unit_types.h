@@ -190,6 +190,7 @@ class UnitTypes final : public TypeLookup {
   // which the caller leaves to type_attrs.
   bool quick_attrs(const dwarf::Abbrev* a, const UnitBytes& u, uint64_t attr_pos, bool member, Quick& q);
   void number_unit();
+  bool body_without_types(const dwarf::Die& die);
   void index_slots();
   btf::TypeId reserve(const dwarf::Die& die, uint32_t what);
   void drain();

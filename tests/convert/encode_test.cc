@@ -104,6 +104,45 @@ INSTANTIATE_TEST_SUITE_P(
                       Compiler{"clang_aarch64", "clang --target=aarch64-linux-gnu -g -c"}),
     [](const ::testing::TestParamInfo<Compiler>& i) { return std::string(i.param.name); });
 
+// Types pahole finds inside function bodies (a struct, an enum and a
+// typedef local to a function, one in a nested block, one in a function
+// inlined elsewhere), next to bodies without types (parameters, locals,
+// call sites with their parameters at -O2), which the type walk jumps over.
+// A body it wrongly jumped would lose its types; one it wrongly kept would
+// not show here but costs time.
+const char* kBodies = R"(
+extern int ext(int, int);
+static inline int helper(int a) { struct HL { int h; char c; } hl = { a, 1 }; return ext(hl.h, hl.c); }
+int plain(int a, int b) { int s = ext(a, b); for (int i = 0; i < b; i++) { int t = ext(i, s); s += t; } return s; }
+int local_types(int n) {
+  struct Local { int a; long b; } l = { n, 2 };
+  typedef unsigned short u16_local;
+  u16_local u = (u16_local)n;
+  if (n > 3) {
+    enum Inner { IA = 1, IB = 7 } e = n > 5 ? IA : IB;
+    union Deep { int x; float f; } d = { .x = (int)e };
+    return ext(d.x, l.a) + u;
+  }
+  return helper(n) + (int)l.b;
+}
+int calls(int x) { return ext(x, 1) + helper(x) + plain(x, 2); }
+)";
+
+TEST(Encode, TypesInFunctionBodies) {
+  for (const char* cc : {"gcc -g -O0 -c", "gcc -g -O2 -c", "gcc -g -gdwarf-4 -O2 -c", "clang -g -O2 -c"}) {
+    SCOPED_TRACE(cc);
+    std::string obj = test::compile_c(std::string("bodies_") + (cc[0] == 'g' ? "gcc" : "clang") +
+                                          (std::string(cc).find("O2") != std::string::npos ? "_O2" : "_O0") +
+                                          (std::string(cc).find("dwarf-4") != std::string::npos ? "_d4" : ""),
+                                      kBodies, cc);
+    expect_same_as_pahole(obj);
+    std::string d = dump(obj + ".btfc.btf");
+    EXPECT_NE(d.find("STRUCT 'Local' size=16 vlen=2"), std::string::npos) << d;
+    EXPECT_NE(d.find("UNION 'Deep' size=4 vlen=2"), std::string::npos) << d;
+    EXPECT_NE(d.find("TYPEDEF 'u16_local'"), std::string::npos) << d;
+  }
+}
+
 TEST(Encode, SpecificEncodings) {
   std::string obj = test::compile_c("specific", kTypes, "gcc -g -gdwarf-5 -c");
   std::string out = obj + ".btf";
