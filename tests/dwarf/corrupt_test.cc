@@ -10,6 +10,8 @@
 // attribute at +0xd.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 #include "support/elf_builder.h"
@@ -220,6 +222,28 @@ TEST(Corrupt, MissingAbbrevCodeAtRoot) {
   in.info = unit5(dies);
   in.abbrev = abbrevs({});
   expect_error("code_root.o", in, ".debug_info+0xc: abbreviation code 5 does not exist");
+}
+
+TEST(Corrupt, FirstBadRootOfManyUnits) {
+  // 130 units of 14 bytes, all with the one table; roots are read in
+  // parallel runs of neighbouring units, yet the error is the first bad
+  // root's (unit 70, root at 70 * 14 + 0xc = +0x3e0), not unit 129's.
+  auto input = [](std::vector<size_t> bad) {
+    Input in;
+    for (size_t i = 0; i < 130; i++) {
+      ByteWriter dies;
+      bool is_bad = std::find(bad.begin(), bad.end(), i) != bad.end();
+      dies.u8(is_bad ? 5 : 1).u8(0);
+      in.info.raw(unit5(dies).data());
+    }
+    in.abbrev = abbrevs({});
+    return in;
+  };
+  expect_error("roots.o", input({129, 70}), ".debug_info+0x3e0: abbreviation code 5 does not exist");
+  std::string path = write_elf("roots_good.o", sections(input({})));
+  RunResult r = run_btfc("stats " + path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "DW_TAG_compile_unit 130\nunits 130\ndies 130\n");
 }
 
 TEST(Corrupt, MissingAbbrevCodeInChild) {
