@@ -801,16 +801,31 @@ class Deduper {
     for (std::vector<NewName>& v : new_names_) fresh.insert(fresh.end(), v.begin(), v.end());
     new_names_.clear();
     // In parallel, every name found in the base gets its base offset, and
-    // a new name the placeholder PENDING + its index in `fresh` (above any
-    // offset into the old strings, below the shared ones: the records can
-    // still tell old offsets from placeholders). Only the new names'
-    // offsets depend on the order of first reference: a serial pass over
-    // the records that have any gives them, as libbpf adds them.
+    // a new name the placeholder `pending` + its index in `fresh` (above
+    // any offset into the old strings, below the shared ones: the records
+    // can still tell old offsets from placeholders). Only the new names'
+    // offsets depend on the order of first reference: each chunk of ids
+    // lists, in record order, the new names it meets first and the names
+    // no pass resolved (a record naming the middle of a string: looked up
+    // where met, as they may add a string too); one short serial pass over
+    // these lists adds the new strings in libbpf's order, and a second
+    // parallel pass puts their offsets in.
+    const uint32_t fresh_count = first_new.back();
     const uint32_t pending = start_off + static_cast<uint32_t>(btf_.strings().size());
-    const uint32_t pending_end = pending + first_new.back();
-    std::vector<std::vector<uint32_t>> later((end_ - start_ + kIdChunk - 1) / kIdChunk);
+    const uint32_t pending_end = pending + fresh_count;
+    struct Unresolved {
+      uint32_t off;
+      uint32_t* slot;
+    };
+    struct Later {
+      std::vector<uint32_t> ids;           // records with a new or unresolved name
+      std::vector<uint32_t> firsts;        // k < fresh_count: fresh[k]; else unresolved[k - fresh_count]
+      std::vector<Unresolved> unresolved;
+    };
+    std::vector<Later> later((end_ - start_ + kIdChunk - 1) / kIdChunk);
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
-      std::vector<uint32_t>& ids = later[(lo - start_) / kIdChunk];
+      Later& l = later[(lo - start_) / kIdChunk];
+      std::vector<uint64_t> met(fresh_count / 64 + 1, 0);
       for (uint32_t id = lo; id < hi; ++id) {
         bool any = false;
         visit_str_off_words(own(id), [&](uint32_t& off) {
@@ -822,34 +837,46 @@ class Deduper {
             return;
           }
           any = true;
-          if (v < IN_PROGRESS) {
-            // Which chunk resolved it follows from where the string lies.
-            uint32_t rel = off - start_off;
-            size_t chunk = rel < remap.size() ? rel / kStringChunkBytes
-                                              : (off - Btf::SHARED_STR_BASE) / 64 / kStringChunkWords;
-            off = pending + first_new[chunk] + (v - NEW_NAME);
-          }  // else UNPROCESSED: stays an old offset, for look_up()
+          if (v == UNPROCESSED) {
+            l.firsts.push_back(fresh_count + static_cast<uint32_t>(l.unresolved.size()));
+            l.unresolved.push_back({off, m});
+            return;  // stays an old offset
+          }
+          // Which chunk resolved it follows from where the string lies.
+          uint32_t rel = off - start_off;
+          size_t chunk = rel < remap.size() ? rel / kStringChunkBytes
+                                            : (off - Btf::SHARED_STR_BASE) / 64 / kStringChunkWords;
+          uint32_t k = first_new[chunk] + (v - NEW_NAME);
+          off = pending + k;
+          uint64_t bit = uint64_t{1} << (k % 64);
+          if (!(met[k / 64] & bit)) {
+            met[k / 64] |= bit;
+            l.firsts.push_back(k);
+          }
         });
-        if (any) ids.push_back(id);
+        if (any) l.ids.push_back(id);
       }
     });
-    std::vector<uint32_t> final_off(first_new.back(), UNPROCESSED);
-    for (const std::vector<uint32_t>& ids : later) {
-      for (uint32_t id : ids) {
-        visit_str_off_words(own(id), [&](uint32_t& off) {
-          if (off < start_off) return;  // final (a base string)
-          if (off >= pending && off < pending_end) {
-            uint32_t k = off - pending;
-            if (final_off[k] == UNPROCESSED) final_off[k] = start_off + strings.add(fresh[k].s, fresh[k].h);
-            off = final_off[k];
-            return;
-          }
-          uint32_t* m = slot_of(id, off);
-          if (*m == UNPROCESSED) *m = look_up(off);
-          off = *m;
-        });
+    std::vector<uint32_t> final_off(fresh_count, UNPROCESSED);
+    for (const Later& l : later) {
+      for (uint32_t k : l.firsts) {
+        if (k < fresh_count) {
+          if (final_off[k] == UNPROCESSED) final_off[k] = start_off + strings.add(fresh[k].s, fresh[k].h);
+        } else {
+          const Unresolved& u = l.unresolved[k - fresh_count];
+          if (*u.slot == UNPROCESSED) *u.slot = look_up(u.off);
+        }
       }
     }
+    for_id_chunks([&](uint32_t lo, uint32_t) {
+      for (uint32_t id : later[(lo - start_) / kIdChunk].ids) {
+        visit_str_off_words(own(id), [&](uint32_t& off) {
+          if (off < start_off) return;  // final (a base string)
+          if (off >= pending && off < pending_end) off = final_off[off - pending];
+          else off = *slot_of(id, off);  // looked up by the serial pass
+        });
+      }
+    });
     new_strings_ = std::move(strings);
   }
 
