@@ -455,33 +455,51 @@ struct SubprogramAttrs {
   bool declaration = false;
 };
 
-SubprogramAttrs subprogram_attrs(const DwarfFile& dw, const Die& die) {
-  SubprogramAttrs out;
-  if (!die.abbrev) return out;
+// Calls take(spec, value) for each attribute of `die` that want(DW_AT_*)
+// selects, in order, with the value AttrIter would give; the other
+// attributes are stepped over (a fixed-size one is an addition), not
+// decoded. False, having taken nothing, when a wanted attribute has
+// DW_FORM_indirect (the caller then reads the DIE with AttrIter).
+template <typename Want, typename Take>
+bool read_selected(const DwarfFile& dw, const Die& die, Want&& want, Take&& take) {
+  if (!die.abbrev) return true;
   const Unit& u = *die.unit;
+  for (const AttrSpec& s : die.abbrev->specs())
+    if (want(s.name) && s.form == DW_FORM_indirect) return false;
   Reader r = u.reader;
-  r.seek(die.attr_pos);
   const FormSizes sizes = u.abbrevs->sizes();
+  size_t pos = die.attr_pos;
   for (const AttrSpec& s : die.abbrev->specs()) {
-    switch (s.name) {
-      case DW_AT_name: case DW_AT_type: case DW_AT_abstract_origin: case DW_AT_specification: case DW_AT_declaration:
-        break;
-      default:
+    if (!want(s.name)) {
+      if (s.size >= 0) {
+        pos += static_cast<size_t>(s.size);  // checked by the next seek
+      } else {
+        r.seek(pos);
         DwarfFile::skip_value(r, s, sizes);
-        continue;
+        pos = r.pos();
+      }
+      continue;
     }
-    if (s.form == DW_FORM_indirect) {
-      // The form is in the DIE: attrs() knows how to read it.
-      Attrs a = dw.attrs(die);
-      return {a.name, a.type, a.abstract_origin, a.specification, a.declaration};
-    }
+    r.seek(pos);
     Value v;
-    const size_t pos = r.pos();
     if (!read_common_value(r, u, s, v)) {
       r.seek(pos);
       v = Value{};
       dw.read_value(r, u, s.form, s.implicit_const, v);
     }
+    pos = r.pos();
+    take(s, v);
+  }
+  return true;
+}
+
+SubprogramAttrs subprogram_attrs(const DwarfFile& dw, const Die& die) {
+  SubprogramAttrs out;
+  auto want = [](uint32_t at) {
+    return at == DW_AT_name || at == DW_AT_type || at == DW_AT_abstract_origin || at == DW_AT_specification ||
+           at == DW_AT_declaration;
+  };
+  auto take = [&](const AttrSpec& s, const Value& v) {
     switch (s.name) {
       case DW_AT_name:
         if (v.kind == Value::kString) out.name = v.str();
@@ -499,6 +517,11 @@ SubprogramAttrs subprogram_attrs(const DwarfFile& dw, const Die& die) {
         out.declaration = v.kind == Value::kFlag && v.u;
         break;
     }
+  };
+  if (!read_selected(dw, die, want, take)) {
+    // The form is in the DIE: attrs() knows how to read it.
+    Attrs a = dw.attrs(die);
+    return {a.name, a.type, a.abstract_origin, a.specification, a.declaration};
   }
   return out;
 }
@@ -590,18 +613,25 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
         std::string_view pname;
         std::optional<uint64_t> ptype, porigin;
         bool has_loc = false, has_const = false;
-        Attr at;
         Value loc_value;
         uint32_t loc_form = 0;
-        for (AttrIter it(dw, kid); it.next(at);) {
-          switch (at.name) {
-            case DW_AT_name: if (at.value.kind == Value::kString) pname = at.value.str(); break;
-            case DW_AT_type: if (at.value.kind == Value::kRef) ptype = at.value.u; break;
-            case DW_AT_abstract_origin: if (at.value.kind == Value::kRef) porigin = at.value.u; break;
-            case DW_AT_location: has_loc = true; loc_value = at.value; loc_form = at.form; break;
+        auto take = [&](uint32_t name, uint32_t form, const Value& v) {
+          switch (name) {
+            case DW_AT_name: if (v.kind == Value::kString) pname = v.str(); break;
+            case DW_AT_type: if (v.kind == Value::kRef) ptype = v.u; break;
+            case DW_AT_abstract_origin: if (v.kind == Value::kRef) porigin = v.u; break;
+            case DW_AT_location: has_loc = true; loc_value = v; loc_form = form; break;
             case DW_AT_const_value: has_const = true; break;
             default: break;
           }
+        };
+        auto want = [](uint32_t at) {
+          return at == DW_AT_name || at == DW_AT_type || at == DW_AT_abstract_origin || at == DW_AT_location ||
+                 at == DW_AT_const_value;
+        };
+        if (!read_selected(dw, kid, want, [&](const AttrSpec& s, const Value& v) { take(s.name, s.form, v); })) {
+          Attr at;
+          for (AttrIter it(dw, kid); it.next(at);) take(at.name, at.form, at.value);
         }
         uint64_t flag_die = kid.offset;
         if (!ptype && porigin) {
