@@ -92,8 +92,8 @@ inline bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union;
 // ---- Signatures and equality of single records (libbpf's btf_hash_* and
 // btf_equal_* / btf_compat_*), on raw words. ----
 
-uint64_t hash_common(const uint32_t* r) { return mix(mix(mix(0, r[0]), r[1]), r[2]); }
-uint64_t hash_int_tag(const uint32_t* r) { return mix(hash_common(r), r[3]); }
+inline uint64_t hash_common(const uint32_t* r) { return mix(mix(mix(0, r[0]), r[1]), r[2]); }
+inline uint64_t hash_int_tag(const uint32_t* r) { return mix(hash_common(r), r[3]); }
 // Name only (libbpf >= 1.1): an enum forward (vlen 0, size 4, kind flag 0)
 // must meet its full definition whatever the latter's size, sign or kind.
 uint64_t hash_enum(const uint32_t* r) { return mix(0, r[0]); }
@@ -103,15 +103,15 @@ uint64_t hash_struct(const uint32_t* r) {
   for (uint32_t i = 0, n = vlen_of(r); i < n; ++i) h = mix(mix(h, r[3 + 3 * i]), r[5 + 3 * i]);
   return h;
 }
-uint64_t hash_array(const uint32_t* r) { return mix(mix(mix(hash_common(r), r[3]), r[4]), r[5]); }
+inline uint64_t hash_array(const uint32_t* r) { return mix(mix(mix(hash_common(r), r[3]), r[4]), r[5]); }
 uint64_t hash_fnproto(const uint32_t* r) {
   uint64_t h = hash_common(r);
   for (uint32_t i = 0, n = vlen_of(r); i < n; ++i) h = mix(mix(h, r[3 + 2 * i]), r[4 + 2 * i]);
   return h;
 }
 
-bool equal_common(const uint32_t* a, const uint32_t* b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
-bool equal_int_tag(const uint32_t* a, const uint32_t* b) { return equal_common(a, b) && a[3] == b[3]; }
+inline bool equal_common(const uint32_t* a, const uint32_t* b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+inline bool equal_int_tag(const uint32_t* a, const uint32_t* b) { return equal_common(a, b) && a[3] == b[3]; }
 // Compares vlen pairs of words after the header, as libbpf's btf_equal_enum
 // does (also when called on ENUM64 records by the 1.6 identity check).
 bool equal_enum(const uint32_t* a, const uint32_t* b) {
@@ -147,10 +147,10 @@ inline bool shallow_equal_struct(const uint32_t* a, const uint32_t* b) {
     if (a[3 + 3 * i] != b[3 + 3 * i] || a[5 + 3 * i] != b[5 + 3 * i]) return false;
   return true;
 }
-bool equal_array(const uint32_t* a, const uint32_t* b) {
+inline bool equal_array(const uint32_t* a, const uint32_t* b) {
   return equal_common(a, b) && a[3] == b[3] && a[4] == b[4] && a[5] == b[5];
 }
-bool compat_array(const uint32_t* a, const uint32_t* b) { return equal_common(a, b) && a[5] == b[5]; }
+inline bool compat_array(const uint32_t* a, const uint32_t* b) { return equal_common(a, b) && a[5] == b[5]; }
 bool equal_fnproto(const uint32_t* a, const uint32_t* b) {
   if (!equal_common(a, b)) return false;
   return std::memcmp(a + 3, b + 3, size_t{vlen_of(a)} * 8) == 0;
@@ -1173,6 +1173,7 @@ class Deduper {
     uint32_t* t = own(id);
     uint32_t new_id = id;
     uint64_t h;
+    // `equal` a lambda, not a function pointer: inlined into the walk.
     auto find = [&](auto equal) {
       index_->for_each(sig_tag(h), [&](uint32_t c) { return equal(t, rec(c)) ? (new_id = c, true) : false; });
     };
@@ -1181,24 +1182,24 @@ class Deduper {
       case Kind::Func: case Kind::TypeTag:
         t[2] = dedup_reference(checked(id, t[2]));
         h = hash_common(t);
-        find(equal_common);
+        find([](const uint32_t* a, const uint32_t* b) { return equal_common(a, b); });
         break;
       case Kind::DeclTag:
         t[2] = dedup_reference(checked(id, t[2]));
         h = hash_int_tag(t);
-        find(equal_int_tag);
+        find([](const uint32_t* a, const uint32_t* b) { return equal_int_tag(a, b); });
         break;
       case Kind::Array:
         t[3] = dedup_reference(checked(id, t[3]));
         t[4] = dedup_reference(checked(id, t[4]));
         h = hash_array(t);
-        find(equal_array);
+        find([](const uint32_t* a, const uint32_t* b) { return equal_array(a, b); });
         break;
       case Kind::FuncProto:
         t[2] = dedup_reference(checked(id, t[2]));
         for (uint32_t i = 0, n = vlen_of(t); i < n; ++i) t[4 + 2 * i] = dedup_reference(checked(id, t[4 + 2 * i]));
         h = hash_fnproto(t);
-        find(equal_fnproto);
+        find([](const uint32_t* a, const uint32_t* b) { return equal_fnproto(a, b); });
         break;
       default:
         fail(id, "unexpected kind " + std::string(kind_name(kind_of(t))));
