@@ -239,6 +239,9 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
   q.built = true;
   q.ok = ok;
   q.member_ok = ok && member_ok;
+  q.simple_member = q.member_ok && a->tag == DW_TAG_member && !a->has_children && a->str_pos == Abbrev::kNoStr &&
+                    q.name == QuickPlan::kNameStrp && q.has_type && q.const_size == 0 && q.loc_size <= 4 &&
+                    (q.loc_size || q.loc_implicit < (uint64_t{1} << 29));
   return q;
 }
 
@@ -750,8 +753,31 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
   Quick q;
   const UnitBytes ub(*die.unit);
   for (const Item& item : items) {
-    // Most members: a name, a type and a byte offset, read by plan.
+    // Most members: a name, a type and a byte offset, read by plan, nearly
+    // all of them by a simple one (quick_attrs' steps for that plan).
     const Abbrev* ab = item.abbrev;
+    if (const uintptr_t d = reinterpret_cast<uintptr_t>(ab) - own_base_;
+        d < own_bytes_ && !ub.strp8 && item.code_len != UINT32_MAX) {
+      const QuickPlan& plan = own_plans_[d / sizeof(Abbrev)];
+      const uint64_t attr_pos = item.pos + item.code_len;
+      if (plan.simple_member && attr_pos + ab->keys_end <= ub.size) {
+        const uint8_t* head = ub.data + attr_pos;
+        const bool be = ub.big_endian;
+        const uint64_t name = load<uint32_t>(head + plan.name_pos, be);
+        const uint64_t type = load<uint32_t>(head + plan.type_pos, be);
+        const uint8_t* l = head + plan.loc_pos;
+        const uint64_t loc = plan.loc_size == 1   ? *l
+                             : plan.loc_size == 2 ? load<uint16_t>(l, be)
+                             : plan.loc_size == 4 ? load<uint32_t>(l, be)
+                                                  : plan.loc_implicit;
+        if (name < ub.str_end && type < ub.length && loc * 8 <= UINT32_MAX) {
+          ++member_idx;
+          const Value v{Value::kString, 0, ub.str + name, Value::kNulTerminated};
+          members_.push_back({name_off(v), type_id(ub.base + type), static_cast<uint32_t>(loc * 8), 0});
+          continue;
+        }
+      }
+    }
     if (ab->tag == DW_TAG_member && !ab->has_children && item.code_len != UINT32_MAX &&
         quick_attrs(ab, ub, item.pos + item.code_len, /*member=*/true, q)) {
       const int64_t bit_offset = static_cast<int64_t>(q.location) * 8;

@@ -249,6 +249,10 @@ class UnitTypes final : public TypeLookup {
     bool built = false;      // made (own_plans_ are made when first asked for)
     bool ok = false;         // keys_fixed, each key read as type_attrs would without a check that can fail
     bool member_ok = false;  // ok, and no key a member reads but these three
+    // A member abbreviation with a strp name, a ref4 type, a location of at
+    // most 4 bytes (or implicit, small) and no DW_FORM_string: emit_struct
+    // reads such members in a straight line (nearly all of gcc's).
+    bool simple_member = false;
     uint8_t name = kNoName;
     uint8_t loc_size = 0;    // 1, 2, 4, 8; 0: absent or implicit (loc_implicit)
     uint8_t const_size = 0;  // DW_AT_const_value the same way (const_implicit)
