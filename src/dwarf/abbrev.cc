@@ -175,10 +175,11 @@ bool AbbrevCache::Key::operator==(const Key& o) const {
          std::memcmp(bytes.data(), o.bytes.data(), bytes.size()) == 0;
 }
 
-size_t AbbrevCache::KeyHash::operator()(const Key& k) const {
+uint64_t AbbrevCache::hash_of(const Key& k) {
   // Keys are short (20 bytes on average in vmlinux): a multiply-mix over
-  // 8-byte words is enough for a table with a prime bucket count. The last
-  // word overlaps the one before it rather than being read byte by byte.
+  // 8-byte words, the last overlapping the one before it rather than read
+  // byte by byte, then folded so that the low bits the index uses depend
+  // on every byte.
   constexpr uint64_t kMul = 0x9e3779b97f4a7c15;
   const uint8_t* p = k.bytes.data();
   size_t n = k.bytes.size();
@@ -196,11 +197,39 @@ size_t AbbrevCache::KeyHash::operator()(const Key& k) const {
     for (size_t i = 0; i < n; i++) word |= uint64_t{p[i]} << (8 * i);
     mix(word);
   }
-  return static_cast<size_t>(h ^ h >> 32);
+  return h ^ h >> 32;
+}
+
+const Abbrev* AbbrevCache::find(const Key& key, uint64_t hash) const {
+  if (slots_.empty()) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    uint32_t slot = slots_[i];
+    if (slot == 0) return nullptr;
+    const Entry& e = entries_[slot - 1];
+    if (e.hash == hash && e.key == key) return &e.abbrev;
+  }
+}
+
+void AbbrevCache::insert(const Key& key, uint64_t hash, const Abbrev& a) {
+  entries_.push_back({key, hash, a});
+  if (entries_.size() * 2 > slots_.size()) {
+    slots_.assign(std::max<size_t>(64, slots_.size() * 2), 0);
+    for (size_t j = 0; j + 1 < entries_.size(); j++) {
+      size_t i = entries_[j].hash & (slots_.size() - 1);
+      while (slots_[i]) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = static_cast<uint32_t>(j + 1);
+    }
+  }
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  while (slots_[i]) i = (i + 1) & mask;
+  slots_[i] = static_cast<uint32_t>(entries_.size());
 }
 
 void AbbrevCache::finish() {
-  index_ = {};
+  entries_ = {};
+  slots_ = {};
   specs_ = {};
   keys_ = {};
   str_keys_ = {};
@@ -355,17 +384,20 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes, AbbrevCache& cache) {
     decls.push_back(decl);
     if (code > max_code) max_code = code;
     AbbrevCache::Key key{scan_declaration({r.data(), r.remaining()}), sizes};
+    uint64_t hash = 0;
     if (!key.bytes.empty()) {
-      auto it = cache.index_.find(key);
-      if (it != cache.index_.end()) {
-        abbrevs.push_back(it->second);
+      hash = AbbrevCache::hash_of(key);
+      if (const Abbrev* seen = cache.find(key, hash)) {
+        abbrevs.push_back(*seen);
         r.skip(key.bytes.size());
         continue;
       }
     }
     const uint8_t* start = r.data();
     abbrevs.push_back(cache.parse_declaration(r, code, sizes));
-    cache.index_.emplace(AbbrevCache::Key{{start, r.data()}, sizes}, abbrevs.back());
+    // The key is what the parse read: the scan's bytes, unless it failed.
+    AbbrevCache::Key read{{start, r.data()}, sizes};
+    cache.insert(read, read.bytes.size() == key.bytes.size() ? hash : AbbrevCache::hash_of(read), abbrevs.back());
   }
   // Exact size: vmlinux has a table per unit, all alive for the whole run.
   t.abbrevs_.assign(abbrevs.begin(), abbrevs.end());
