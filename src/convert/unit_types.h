@@ -26,6 +26,9 @@
 // the later steps would otherwise walk the unit again for (the children of
 // structs, unions and function types as 16-byte references, the unit-level
 // subprograms and variables that collect_functions/collect_variables read).
+// Attributes: most DIEs are read by a per-abbreviation plan (QuickPlan) in a
+// few loads, the rest by DwarfFile::type_attrs; function bodies without
+// types are scanned and jumped over (body_without_types).
 #pragma once
 
 #include <cstdint>
