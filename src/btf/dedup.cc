@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "base/deep_stack.h"
 #include "base/parallel.h"
@@ -163,6 +164,19 @@ bool compat_fnproto(const uint32_t* a, const uint32_t* b) {
   return true;
 }
 
+// A summary of an ENUM/ENUM64 kept next to it in the candidate index, so
+// that a walk down a chain of enums (all anonymous ones share one) can pass
+// over most without reading their records: equal enums have equal
+// summaries, and bit 0 marks a forward (vlen 0), which is compatible with
+// any enum of its name. 0 for other kinds.
+inline uint32_t enum_summary(const uint32_t* r) {
+  Kind k = kind_of(r);
+  if (k != Kind::Enum && k != Kind::Enum64) return 0;
+  uint32_t vlen = vlen_of(r);
+  uint32_t h = sig_tag(mix(mix(mix(0, r[1]), r[2]), vlen ? r[3] : 0));  // r[3]: the first enumerator's name
+  return (h & ~1u) | (vlen == 0 ? 1u : 0u);
+}
+
 // Signature -> the ids having it. When several earlier types match,
 // libbpf takes the first its hash map yields, so the ids of a signature are
 // kept in that map's order: libbpf's hashmap puts a new entry at the head of
@@ -184,7 +198,8 @@ class CandidateIndex {
     nodes_.push_back(Node{});  // node 0: the end of a chain
   }
 
-  void add(uint32_t tag, uint32_t id) {
+  // `aux`: what for_each hands a two-argument fn along with the id.
+  void add(uint32_t tag, uint32_t id, uint32_t aux = 0) {
     // libbpf's doubling check comes before its insert.
     if (libbpf_cap_ == 0 || (libbpf_size_ + 1) * 4 / 3 > libbpf_cap_) {
       libbpf_cap_ = libbpf_cap_ ? libbpf_cap_ * 2 : 4;
@@ -195,7 +210,7 @@ class CandidateIndex {
     Slot& s = find_slot(tag);
     note_slot(s);
     uint32_t node = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back(Node{id, 0, 0});
+    nodes_.push_back(Node{id, 0, 0, aux});
     if (s.head == 0) {
       s.tag = tag;
       s.head = s.tail = node;
@@ -241,19 +256,23 @@ class CandidateIndex {
     return true;
   }
 
-  // Calls fn(id) for each id with this signature tag, in libbpf's order,
-  // until fn returns true.
+  // Calls fn(id) (or fn(id, aux)) for each id with this signature tag, in
+  // libbpf's order, until fn returns true.
   template <typename Fn>
   void for_each(uint32_t tag, Fn&& fn) {
     Slot& s = find_slot(tag);
     if (s.head == 0) return;
     catch_up(s);
+    auto call = [&](const Node& node) {
+      if constexpr (std::is_invocable_v<Fn, uint32_t, uint32_t>) return fn(node.id, node.aux);
+      else return fn(node.id);
+    };
     if (!reversed(s)) {
       for (uint32_t n = s.head; n != 0; n = nodes_[n].next)
-        if (fn(nodes_[n].id)) return;
+        if (call(nodes_[n])) return;
     } else {
       for (uint32_t n = s.tail; n != 0; n = nodes_[n].prev)
-        if (fn(nodes_[n].id)) return;
+        if (call(nodes_[n])) return;
     }
   }
 
@@ -274,6 +293,7 @@ class CandidateIndex {
   struct Node {
     uint32_t id = 0;
     uint32_t next = 0, prev = 0;
+    uint32_t aux = 0;
   };
   [[gnu::always_inline]] void catch_up(Slot& s) {
     uint32_t seen = s.state >> 1;
@@ -336,7 +356,7 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
       case Kind::FuncProto: h = hash_fnproto(r); break;
       default: throw Error("BTF dedup: type [" + std::to_string(id) + "]: unknown kind in the base");
     }
-    index.add(sig_tag(h), id);
+    index.add(sig_tag(h), id, enum_summary(r));
   }
 }
 
@@ -926,7 +946,11 @@ class Deduper {
         // chain, and every lookup walks all of it.
         const size_t value_bytes = size_t{vlen_of(t)} * (kind_of(t) == Kind::Enum64 ? 12 : 8);
         const bool t_fwd = is_enum_fwd(t);
-        index_->for_each(h, [&](uint32_t c) {
+        const uint32_t t_summary = enum_summary(t);
+        index_->for_each(h, [&](uint32_t c, uint32_t summary) {
+          // Another summary and no forward on either side: neither equal
+          // nor compatible, known without reading c's record.
+          if (summary != t_summary && !t_fwd && !(summary & 1)) return false;
           const uint32_t* cand = rec(c);
           if (cand[0] != t[0]) return false;  // a name sharing the tag: neither equal nor compatible
           if (cand[1] == t[1] && cand[2] == t[2] && std::memcmp(t + 3, cand + 3, value_bytes) == 0)
@@ -948,7 +972,7 @@ class Deduper {
         return;
     }
     map_[id] = new_id;
-    if (new_id == id) index_->add(h, id);
+    if (new_id == id) index_->add(h, id, enum_summary(t));
   }
 
   // ---- pass 3 ----
