@@ -23,7 +23,12 @@ unsigned jobs() {
   return hw ? hw : 1;
 }
 
-void parallel_for(size_t n, const std::function<void(size_t)>& body) {
+namespace {
+
+// Runs body(i) for every i; `loop` decides how the items are spread over
+// the threads. Keeps the error of the lowest failing index.
+template <typename Loop>
+void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
   if (n == 0) return;
   std::mutex mu;
   size_t failed_index = n;
@@ -44,13 +49,30 @@ void parallel_for(size_t n, const std::function<void(size_t)>& body) {
     for (size_t i = 0; i < n; i++) run(i);
   } else {
     tbb::task_arena arena(static_cast<int>(threads));
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t i = r.begin(); i != r.end(); i++) run(i);
-      });
-    });
+    arena.execute([&] { loop(threads, run); });
   }
   if (failed) std::rethrow_exception(failed);
+}
+
+}  // namespace
+
+void parallel_for(size_t n, const std::function<void(size_t)>& body) {
+  run_items(n, body, [n](unsigned, auto& run) {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i != r.end(); i++) run(i);
+    });
+  });
+}
+
+void parallel_for_in_order(size_t n, const std::function<void(size_t)>& body) {
+  run_items(n, body, [n](unsigned threads, auto& run) {
+    // One task per thread, each taking the next item until none is left
+    // (a task that starts late finds the items already taken).
+    std::atomic<size_t> next{0};
+    tbb::parallel_for(tbb::blocked_range<unsigned>(0, threads, 1), [&](const tbb::blocked_range<unsigned>&) {
+      for (size_t i; (i = next.fetch_add(1)) < n;) run(i);
+    });
+  });
 }
 
 }  // namespace btfc

@@ -20,4 +20,9 @@ unsigned jobs();
 
 void parallel_for(size_t n, const std::function<void(size_t)>& body);
 
+// As parallel_for, but items start in index order: each thread takes the
+// lowest item not yet started. For loops whose results are consumed in
+// order while the loop runs, and whose last items should start last.
+void parallel_for_in_order(size_t n, const std::function<void(size_t)>& body);
+
 }  // namespace btfc

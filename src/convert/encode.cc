@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -158,11 +159,28 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     // Many groups (vmlinux): each group is converted, merged and
     // deduplicated on its own, groups in parallel, so the type tables of
     // only a few groups are alive at a time and dedup runs on every core.
-    // The group outputs are merged and deduplicated once more below.
+    // Groups start in order, and each output is appended to `out` as soon
+    // as the groups before it are in, by the thread that finished the
+    // group completing that prefix: the merge runs beside the other
+    // groups' work, not after it. All of it is deduplicated once more
+    // below.
     std::vector<btf::Btf> group_out(groups.size());
+    std::vector<char> done(groups.size(), 0);
+    size_t merged = 0;  // groups appended to `out`, a prefix
+    std::mutex merge_mu;
+    auto append_ready = [&] {
+      for (; merged < groups.size() && done[merged]; merged++) {
+        btf::Btf& table = group_out[merged];
+        btf::TypeId start = table.start_id();
+        btf::TypeId first = btf::append(out, table);
+        auto shift = [&](btf::TypeId id) { return id >= start ? id - start + first : id; };
+        for (size_t i : groups[merged]) results[i].remap_type_ids(shift);
+        table = btf::Btf();
+      }
+    };
     {
       PhaseTimer t("convert+group dedup");
-      parallel_for(groups.size(), [&](size_t g) {
+      parallel_for_in_order(groups.size(), [&](size_t g) {
         const std::vector<size_t>& members = groups[g];
         parallel_for(members.size(), [&](size_t k) { convert_unit(members[k]); });
         btf::Btf table = base ? btf::Btf(base) : btf::Btf();
@@ -172,23 +190,14 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
         for (size_t i : members) results[i].remap_type_ids([&](btf::TypeId id) { return id_map[id]; });
         table.shrink_to_fit();
         table.drop_string_index();  // btf::append reads the strings, not the index
+        std::lock_guard lock(merge_mu);
         group_out[g] = std::move(table);
+        done[g] = 1;
+        append_ready();
       });
     }
     PhaseTimer t("merge");
-    size_t types = 0, words = 0;
-    for (const btf::Btf& table : group_out) {
-      types += table.type_count();
-      words += table.words().size();
-    }
-    reserve_for(out, types, words);
-    for (size_t g = 0; g < groups.size(); g++) {
-      btf::TypeId start = group_out[g].start_id();
-      btf::TypeId first = btf::append(out, group_out[g]);
-      auto shift = [&](btf::TypeId id) { return id >= start ? id - start + first : id; };
-      for (size_t i : groups[g]) results[i].remap_type_ids(shift);
-      group_out[g] = btf::Btf();
-    }
+    reserve_for(out, 0, 0);  // every group is in: parallel_for threw otherwise
   }
   for (const UnitResult& r : results) stats.dies += r.dies;
   {
