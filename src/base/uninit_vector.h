@@ -5,11 +5,13 @@
 // serial pass over memory that is overwritten anyway, and for a table of
 // tens of megabytes (btf::merge_units' output, filled by parallel copies)
 // the pass that takes every page fault on one thread. With this allocator
-// the faults are taken by the threads that write the data.
+// the faults are taken by the threads that write the data. Dedup's per-id
+// arrays are sized, then filled in parallel, the same way.
 #pragma once
 
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 

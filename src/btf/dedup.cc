@@ -25,6 +25,7 @@
 #include "base/deep_stack.h"
 #include "base/parallel.h"
 #include "base/timer.h"
+#include "base/uninit_vector.h"
 
 namespace btfc::btf {
 
@@ -38,30 +39,11 @@ constexpr uint32_t IN_PROGRESS = 0xfffffffe;
 constexpr uint32_t NEW_NAME = 0x80000000;
 const uint32_t VOID_RECORD[3] = {0, 0, 0};
 
-// An allocator whose resize() leaves new elements uninitialised: dedup's
-// per-id arrays are filled in parallel right after, and zeroing them first
-// would be a serial pass over fresh pages (a big module's dedup allocates
-// tens of MB of them).
+// Per-id arrays are filled in parallel right after they are sized: zeroing
+// them first would be a serial pass over fresh pages (a big module's dedup
+// allocates tens of MB of them).
 template <typename T>
-struct NoInit : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = NoInit<U>;
-  };
-  NoInit() = default;
-  template <typename U>
-  NoInit(const NoInit<U>&) noexcept {}
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-template <typename T>
-using IdArray = std::vector<T, NoInit<T>>;
+using IdArray = UninitVector<T>;
 
 // Ids per task of the parallel per-id passes.
 constexpr uint32_t kIdChunk = 1 << 16;
