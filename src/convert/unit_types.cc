@@ -156,6 +156,9 @@ std::string_view UnitTypes::kabi(std::string_view name) const {
 // with kabi_prefix, which needs the text. A name BTF requires (`required`)
 // is looked at just enough to let the builder refuse an empty one.
 uint32_t UnitTypes::name_off_slow(const Value& v, bool required) {
+  // A short DW_FORM_string name (the common case here), without kabi_prefix.
+  if (shared_size_ && v.kind == Value::kString && v.len != Value::kNulTerminated && v.len - 1 < 7)
+    return short_name_off(std::string_view(reinterpret_cast<const char*>(v.ptr), v.len));
   const bool pooled = v.kind == Value::kString && v.len == Value::kNulTerminated;
   const char* p = ctx_.options.kabi_prefix.empty() && pooled ? reinterpret_cast<const char*>(v.ptr) : nullptr;
   if (p && !(required && *p == '\0')) return out_.add_string_pooled(p);
