@@ -76,7 +76,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     // file bad in two places reports the first in this order (parallel_for
     // rethrows the lowest index's error).
     parallel_for(3, [&](size_t k) {
-      if (k == 0) dw.emplace(elf);
+      if (k == 0) dw.emplace(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt});
       if (k == 1) functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
       if (k == 2) variables.emplace(elf, vopts);
     });
@@ -234,6 +234,11 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
 }
 
 }  // namespace
+
+btf::Btf build_btf(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, EncodeStats* stats) {
+  EncodeStats local;
+  return build(o, elf, base, nullptr, stats ? *stats : local);
+}
 
 btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* stats) {
   EncodeStats local;

@@ -70,6 +70,10 @@ std::string batch_output_path(const std::string& dir, const std::string& file);
 // The BTF of o.input (types, functions, variables, deduplicated), split on
 // `base` if given. Throws btfc::Error naming the file.
 btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* stats = nullptr);
+// The same for an ELF file already open (o.input is not read; the fuzz
+// target's bytes). Errors do not name a file.
+btf::Btf build_btf(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base,
+                   EncodeStats* stats = nullptr);
 
 // build_btf and write the result where `o` says. Throws btfc::Error naming
 // the file; on any error the input and an existing output are untouched.

@@ -56,6 +56,7 @@ struct EncodeOptions {
   unsigned jobs = 1;                // worker threads; 0 = every core (-j without N)
   bool stats = false;               // --stats: counts, phase times, peak RSS on stderr
   bool verbose = false;             // -V
+  bool load_alt = true;             // read the dwz file the input names (off for untrusted bytes: fuzzing)
 
   Action action = Action::Encode;
   bool btf_features_seen = false;   // a --btf_features* option reset the switches
