@@ -245,14 +245,17 @@ Bytes ElfFile::compute_section_data(const Section& s, Cached& c) const {
   c.searchable = false;
   if (type_ != ET_REL || !is_debug_name(s.name) || relocations_for_[s.index].empty()) return data;
   std::span<uint8_t> out = c.owned;
+  std::function<void(uint64_t, uint64_t)> fill;
   if (c.owned.empty() && !data.empty()) {
     // Not compressed: relocate a copy, read from the file rather than the
     // mapping so the original's pages are never mapped (see MappedFile::read).
     c.copy = PageBuffer(data.size());
     out = c.copy.span();
-    if (!file_.read(s.offset, out)) std::memcpy(out.data(), data.data(), data.size());
+    fill = [&](uint64_t lo, uint64_t hi) {
+      if (!file_.read(s.offset + lo, out.subspan(lo, hi - lo))) std::memcpy(out.data() + lo, data.data() + lo, hi - lo);
+    };
   }
-  c.searchable = apply_relocations(s, out);
+  c.searchable = apply_relocations(s, out, fill);
   // The relocations are read once (amdgpu.ko: 143 MB of .rela.debug_info):
   // drop their pages. A decompressed copy is not part of the mapping.
   for (uint32_t ri : relocations_for_[s.index]) {

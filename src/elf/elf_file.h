@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -150,9 +151,15 @@ class ElfFile {
   // Contents after decompression only (compression.cc).
   Bytes decompressed_data(const Section& s, std::vector<uint8_t>& owned) const;
   // Applies every relocation section aimed at `s` to `data` (relocate.cc).
+  // `fill`, if given, copies the unrelocated bytes [lo, hi) of `s` into
+  // `data` (which holds nothing yet): a big relocation section is then
+  // applied in chunks on several threads, each filling its own part first;
+  // the bytes come out as one pass in entry order makes them. Without
+  // `fill`, `data` already holds the bytes and one pass is made.
   // Returns true if those sections are stored uncompressed with entries in
   // offset order, so find_target can search them in place.
-  bool apply_relocations(const Section& s, std::span<uint8_t> data) const;
+  bool apply_relocations(const Section& s, std::span<uint8_t> data,
+                         const std::function<void(uint64_t lo, uint64_t hi)>& fill = {}) const;
   // relocation_section() without building anything: a binary search of the
   // relocation entries, valid when apply_relocations returned true (as for
   // every compiler-made file: amdgpu.ko's 6M entries would otherwise make a

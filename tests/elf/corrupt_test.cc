@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/endian.h"
+#include "base/parallel.h"
 #include "elf/elf_file.h"
 
 namespace btfc {
@@ -427,6 +428,77 @@ TEST(ElfRelocate, RelocationSectionOfEachOffset) {
     Bytes d = f->section_data(*info);
     EXPECT_EQ(load<uint64_t>(d.data() + 8, false), 0x40u) << c.name;
   }
+}
+
+// A big relocation section is applied in chunks of 65536 entries on several
+// threads, each chunk copying and relocating its own bytes. The bytes and
+// the error must still be what one pass in entry order gives: worked out
+// here from the entries (R_X86_64_32 of a section symbol at 0: the addend).
+TEST(ElfRelocate, ChunksGiveWhatOnePassGives) {
+  set_jobs(2);
+  constexpr size_t n = 3 * 65536 + 1000;
+  auto addend = [](size_t i) { return static_cast<int64_t>(3 * i + 7); };
+  auto entries = [&](auto&& edit) {
+    std::vector<uint8_t> rela;
+    rela.reserve((n + 1) * 24);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t offset = 4 * i;
+      uint32_t sym = 1, type = 10;
+      int64_t a = addend(i);
+      edit(i, offset, sym, type, a);
+      auto e = rela64(offset, sym, type, a);
+      rela.insert(rela.end(), e.begin(), e.end());
+    }
+    return rela;
+  };
+  const std::vector<uint8_t> info(4 * n + 8, 0);
+  auto words = [](Bytes d) {
+    std::vector<uint32_t> w(d.size() / 4);
+    for (size_t i = 0; i < w.size(); i++) w[i] = load<uint32_t>(d.data() + 4 * i, false);
+    return w;
+  };
+  std::vector<uint32_t> want(n + 2, 0);
+  for (size_t i = 0; i < n; i++) want[i] = static_cast<uint32_t>(addend(i));
+
+  {  // In offset order: relocated chunk by chunk.
+    Layout l = relocatable(entries([](size_t, uint64_t&, uint32_t&, uint32_t&, int64_t&) {}), info);
+    auto f = elf::ElfFile::parse(l.bytes, "t.o");
+    const elf::Section* s = f->find_section(".debug_info");
+    EXPECT_EQ(words(f->section_data(*s)), want);
+    EXPECT_EQ(f->relocation_section(*s, 4 * 70000), 1u);
+  }
+  {  // One more entry at the end aimed at offset 20, which an earlier chunk
+     // owns: out of order, so one pass; it comes last and wins.
+    std::vector<uint8_t> rela = entries([](size_t, uint64_t&, uint32_t&, uint32_t&, int64_t&) {});
+    auto extra = rela64(20, 1, 10, 0xdead);
+    rela.insert(rela.end(), extra.begin(), extra.end());
+    Layout l = relocatable(rela, info);
+    auto f = elf::ElfFile::parse(l.bytes, "t.o");
+    const elf::Section* s = f->find_section(".debug_info");
+    std::vector<uint32_t> w = want;
+    w[5] = 0xdead;
+    EXPECT_EQ(words(f->section_data(*s)), w);
+    EXPECT_EQ(f->relocation_section(*s, 20), 1u);
+  }
+  {  // Bad entries in the second and the fourth chunk: the first is reported.
+    Layout l = relocatable(entries([](size_t i, uint64_t&, uint32_t& sym, uint32_t& type, int64_t&) {
+                             if (i == 70000) sym = 9;
+                             if (i == 200000) type = 99;
+                           }),
+                           info);
+    EXPECT_EQ(error_of(l.bytes, ".debug_info"), "t.o: .rela.debug_info+0x19a280: symbol index 9 is out of range (2 symbols)");
+  }
+  {  // An entry out of place in the second chunk, a bad one in the third:
+     // one pass meets the out-of-place entry first, applies it, and then
+     // reports the bad one.
+    Layout l = relocatable(entries([](size_t i, uint64_t& offset, uint32_t&, uint32_t& type, int64_t&) {
+                             if (i == 70000) offset = 0;
+                             if (i == 140000) type = 99;
+                           }),
+                           info);
+    EXPECT_EQ(error_of(l.bytes, ".debug_info"), "t.o: .rela.debug_info+0x334500: unknown relocation type 99 for x86-64");
+  }
+  set_jobs(0);
 }
 
 }  // namespace
