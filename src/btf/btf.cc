@@ -224,13 +224,6 @@ void Btf::assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offset
   shared_ = {};  // every offset now points into `strings`
 }
 
-void Btf::assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, StringTable strings) {
-  words_.assign(words.begin(), words.end());
-  offsets_.assign(offsets.begin(), offsets.end());
-  strings_ = std::move(strings);
-  shared_ = {};
-}
-
 void Btf::assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings) {
   words_ = std::move(words);
   offsets_ = std::move(offsets);

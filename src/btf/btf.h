@@ -505,7 +505,6 @@ class Btf {
   // Used by the reader: takes validated words and strings.
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, std::span<const uint8_t> strings);
   // Used by dedup: takes the records and the string table it built.
-  void assign_raw(std::vector<uint32_t> words, std::vector<uint32_t> offsets, StringTable strings);
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings);
 
   // Frees the string index of a table that will only be read and appended

@@ -1245,8 +1245,9 @@ class Deduper {
       first_type[c + 1] += first_type[c];
       first_word[c + 1] += first_word[c];
     }
-    std::vector<uint32_t> out_words(first_word.back());
-    std::vector<uint32_t> out_offsets(first_type.back());
+    // Filled in parallel below, and moved into the table as they are.
+    UninitVector<uint32_t> out_words(first_word.back());
+    UninitVector<uint32_t> out_offsets(first_type.back());
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
       uint32_t next = start_ + first_type[chunk_of(lo)];
       for (uint32_t id = lo; id < hi; ++id) new_own[id - start_] = map_[id] == id ? next++ : UNPROCESSED;
