@@ -183,9 +183,8 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
     auto append_ready = [&] {
       for (; merged < groups.size() && done[merged]; merged++) {
         btf::Btf& table = group_out[merged];
-        btf::TypeId start = table.start_id();
         btf::TypeId first = btf::append(out, table);
-        auto shift = [&](btf::TypeId id) { return id >= start ? id - start + first : id; };
+        auto shift = [&](btf::TypeId id) { return id >= 1 ? id - 1 + first : id; };  // a standalone table's ids
         for (size_t i : groups[merged]) results[i].remap_type_ids(shift);
         table = btf::Btf();
       }
@@ -195,7 +194,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
       parallel_for_in_order(groups.size(), [&](size_t g) {
         const std::vector<size_t>& members = groups[g];
         parallel_for(members.size(), [&](size_t k) { convert_unit(members[k]); });
-        btf::Btf table = base ? btf::Btf(base) : btf::Btf();
+        btf::Btf table;  // standalone: split BTF took the branch above
         merge(table, members);
         std::vector<btf::TypeId> id_map;
         btf::dedup(table, {}, &id_map);
@@ -241,11 +240,10 @@ btf::Btf build_btf(const EncodeOptions& o, const elf::ElfFile& elf, const btf::B
 }
 
 btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* stats) {
-  EncodeStats local;
   std::unique_ptr<elf::ElfFile> elf;
   try {
     elf = elf::ElfFile::open(o.input);
-    return build(o, *elf, base, nullptr, stats ? *stats : local);
+    return build_btf(o, *elf, base, stats);
   } catch (Error& e) {
     e.with_file(o.input);
     throw;
