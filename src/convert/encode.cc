@@ -11,6 +11,7 @@
 #include <set>
 #include <system_error>
 
+#include "base/allocator.h"
 #include "base/atomic_file.h"
 #include "base/parallel.h"
 #include "base/timer.h"
@@ -332,6 +333,7 @@ std::string batch_output_path(const std::string& dir, const std::string& file) {
 
 EncodeStats encode(const EncodeOptions& o) {
   set_jobs(o.jobs);
+  tune_allocator(jobs());
   std::optional<btf::Btf> base;
   if (!o.base_path.empty()) {
     PhaseTimer t("base");
