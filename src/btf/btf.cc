@@ -158,7 +158,14 @@ uint32_t Btf::add_string(std::string_view s) {
   if (std::optional<uint32_t> off = shared_offset(s.data());
       off && *off - SHARED_STR_BASE + s.size() < shared_.size() && s.data()[s.size()] == '\0')
     return *off;
-  uint64_t h = StringTable::hash(s);
+  return add_string(s, StringTable::hash(s));
+}
+
+uint32_t Btf::add_string(std::string_view s, uint64_t h) {
+  if (s.empty()) return 0;
+  if (std::optional<uint32_t> off = shared_offset(s.data());
+      off && *off - SHARED_STR_BASE + s.size() < shared_.size() && s.data()[s.size()] == '\0')
+    return *off;
   if (base_)
     if (auto off = base_->find_string(s, h)) return *off;
   return start_str_off_ + strings_.add(s, h);
@@ -421,8 +428,13 @@ TypeId Btf::add_const(TypeId type) { return push(0, make_info(Kind::Const, false
 TypeId Btf::add_restrict(TypeId type) { return push(0, make_info(Kind::Restrict, false, 0), type); }
 
 TypeId Btf::add_func(std::string_view name, TypeId proto, FuncLinkage linkage) {
+  return add_func_name_off(name_or_throw(name, "FUNC"), proto, linkage);
+}
+
+TypeId Btf::add_func_name_off(uint32_t name_off, TypeId proto, FuncLinkage linkage) {
   if (static_cast<uint32_t>(linkage) > 2) bad_argument("FUNC linkage");
-  return push(name_or_throw(name, "FUNC"), make_info(Kind::Func, false, static_cast<uint32_t>(linkage)), proto);
+  if (name_off == 0) bad_argument("FUNC needs a name");
+  return push(name_off, make_info(Kind::Func, false, static_cast<uint32_t>(linkage)), proto);
 }
 
 TypeId Btf::add_func_proto(TypeId ret_type) { return push(0, make_info(Kind::FuncProto, false, 0), ret_type); }

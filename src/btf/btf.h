@@ -360,6 +360,9 @@ class Btf {
   // Offset of `s`: the base's if it has it (as libbpf does), else this
   // table's, appending it if new. "" is offset 0.
   uint32_t add_string(std::string_view s);
+  // The same with `hash` = StringTable::hash(s) computed beforehand (in
+  // parallel, say): only the insertion is left.
+  uint32_t add_string(std::string_view s, uint64_t hash);
   std::optional<uint32_t> find_string(std::string_view s) const;
   // With StringTable::hash(s) already known.
   std::optional<uint32_t> find_string(std::string_view s, uint64_t hash) const;
@@ -473,6 +476,7 @@ class Btf {
   TypeId add_typedef_name_off(uint32_t name_off, TypeId type);
   TypeId add_fwd_name_off(uint32_t name_off, bool is_union);
   void add_param_name_off(uint32_t name_off, TypeId type);
+  TypeId add_func_name_off(uint32_t name_off, TypeId proto, FuncLinkage linkage);
   TypeId add_decl_tag(std::string_view value, TypeId type, int32_t component_idx, bool attribute = false);
   TypeId add_type_tag(std::string_view value, TypeId type, bool attribute = false);
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "dwarf/constants.h"
 
 namespace btfc::convert {
@@ -874,22 +875,54 @@ FunctionStats emit_functions(const FunctionIndex& index, std::span<const UnitFun
   stats.candidates = static_cast<uint32_t>(sorted.size());
   constexpr uint32_t KF_FASTCALL = 1u << 12, KF_ARENA_RET = 1u << 13, KF_ARENA_ARG1 = 1u << 14,
                      KF_ARENA_ARG2 = 1u << 15;
+  // Each name's verdict over its candidates, names in parallel: the
+  // comparisons only read `out`, and most of this pass is theirs on a
+  // kernel (inline functions have a candidate in every unit that calls
+  // them). Emitting below stays serial, in name order.
+  struct Verdict {
+    uint8_t flags;
+    bool inconsistent;
+  };
+  std::vector<Verdict> verdicts(index.size());
+  // And the hashes of the names a FUNC and its FUNC_PROTO take (the first
+  // candidate's): adding them to a kernel's string table was most of the
+  // serial part. param_at[e]: where entry e's parameter hashes start.
+  std::vector<uint64_t> name_hash(index.size());
+  std::vector<uint32_t> param_at(index.size() + 1, 0);
+  for (uint32_t e = 0; e < index.size(); e++)
+    param_at[e + 1] = param_at[e] + (start[e] == start[e + 1] ? 0 : sorted[start[e]].f->nr_params);
+  std::vector<uint64_t> param_hash(param_at.back());
+  constexpr uint32_t kNamesPerTask = 4096;
+  parallel_for((index.size() + kNamesPerTask - 1) / kNamesPerTask, [&](size_t c) {
+    const uint32_t lo = static_cast<uint32_t>(c) * kNamesPerTask;
+    const uint32_t hi = std::min(index.size(), lo + kNamesPerTask);
+    for (uint32_t e = lo; e < hi; e++) {
+      if (start[e] == start[e + 1]) continue;
+      const Ref first = sorted[start[e]];
+      // pahole combines the first state with each later one in turn: flags
+      // accumulate in the first, and a mismatch only counts while neither
+      // side is already unexpected or inconsistent.
+      uint8_t flags = first.f->flags;
+      bool inconsistent = false;
+      for (uint32_t k = start[e] + 1; k < start[e + 1]; k++) {
+        const Ref& b = sorted[k];
+        const bool unexpected = (flags | b.f->flags) & kUnexpectedReg;
+        if (!unexpected && !inconsistent && !funcs_match(out, first, b)) inconsistent = true;
+        flags |= b.f->flags & (kUnexpectedReg | kUncertainParmLoc);
+      }
+      verdicts[e] = {flags, inconsistent};
+      name_hash[e] = btf::StringTable::hash(index.name(e));
+      for (uint32_t i = 0; i < first.f->nr_params; i++)
+        param_hash[param_at[e] + i] = btf::StringTable::hash(first.unit->params[first.f->first_param + i].name);
+    }
+  });
   std::vector<FuncParam> params;
   for (uint32_t e = 0; e < index.size(); e++) {
     if (start[e] == start[e + 1]) continue;
     stats.names++;
     const Ref first = sorted[start[e]];
-    // pahole combines the first state with each later one in turn: flags
-    // accumulate in the first, and a mismatch only counts while neither
-    // side is already unexpected or inconsistent.
-    uint8_t flags = first.f->flags;
-    bool inconsistent = false;
-    for (uint32_t k = start[e] + 1; k < start[e + 1]; k++) {
-      const Ref& b = sorted[k];
-      const bool unexpected = (flags | b.f->flags) & kUnexpectedReg;
-      if (!unexpected && !inconsistent && !funcs_match(out, first, b)) inconsistent = true;
-      flags |= b.f->flags & (kUnexpectedReg | kUncertainParmLoc);
-    }
+    const uint8_t flags = verdicts[e].flags;
+    const bool inconsistent = verdicts[e].inconsistent;
     const bool ambiguous = index.ambiguous_addr(e);
     stats.inconsistent += inconsistent;
     stats.unexpected_reg += (flags & kUnexpectedReg) != 0;
@@ -914,8 +947,10 @@ FunctionStats emit_functions(const FunctionIndex& index, std::span<const UnitFun
       if ((kflags & KF_ARENA_ARG2) && params.size() > 1) params[1].type = arena_pointer(out, params[1].type, "argument 2");
     }
     btf::TypeId proto = out.add_func_proto(ret);
-    for (const FuncParam& p : params) out.add_param(p.name, p.type);
-    btf::TypeId fn = out.add_func(index.name(e), proto, btf::FuncLinkage::Static);
+    for (uint32_t i = 0; i < params.size(); i++)
+      out.add_param_name_off(out.add_string(params[i].name, param_hash[param_at[e] + i]), params[i].type);
+    btf::TypeId fn =
+        out.add_func_name_off(out.add_string(index.name(e), name_hash[e]), proto, btf::FuncLinkage::Static);
     stats.emitted++;
     for (uint32_t i = 0; i < f.nr_tags; i++) {
       const FuncTag& tag = first.unit->tags[f.first_tag + i];
