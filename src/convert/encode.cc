@@ -61,8 +61,27 @@ std::vector<std::vector<size_t>> group_units(const std::vector<dwarf::Unit>& uni
   return groups;
 }
 
-btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, const btf::DedupBase* prepared,
-               EncodeStats& stats) {
+// The base of split BTF, if any: read and indexed for dedup already (batch
+// mode, where modules share both), or read from `path` and indexed during
+// the read phase, beside the file's own reads (a single module: its base
+// then costs no wall time of its own). Owns what it reads; the result of
+// build() points into it.
+struct BaseInput {
+  const btf::Btf* btf = nullptr;
+  const btf::DedupBase* prepared = nullptr;
+  std::string path;  // read when `btf` is null; empty: no base
+  std::optional<btf::Btf> read;
+  std::optional<btf::DedupBase> index;
+
+  bool wanted() const { return btf || !path.empty(); }
+  // Reads and indexes what is missing (one task of the read phase).
+  void complete() {
+    if (!btf && !path.empty()) btf = &read.emplace(btf::read_file(path));
+    if (btf && !prepared) prepared = &index.emplace(*btf);
+  }
+};
+
+btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
   FunctionOptions fopts{.consistent_func = o.consistent_func, .decl_tag = o.decl_tag,
                         .decl_tag_kfuncs = o.decl_tag_kfuncs, .attributes = o.attributes};
   VariableOptions vopts{.percpu = o.var, .global_var = o.global_var, .encode_force = o.encode_force,
@@ -73,15 +92,18 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
   {
     PhaseTimer t("read");
     // Three independent reads of the file (units and abbreviations, and
-    // the symbol table twice), side by side: nothing else runs yet. A
-    // file bad in two places reports the first in this order (parallel_for
-    // rethrows the lowest index's error).
-    parallel_for(3, [&](size_t k) {
+    // the symbol table twice), and the base's, side by side: nothing else
+    // runs yet. A file bad in two places reports the first in this order
+    // (parallel_for rethrows the lowest index's error).
+    parallel_for(base_input.wanted() ? 4 : 3, [&](size_t k) {
       if (k == 0) dw.emplace(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt});
       if (k == 1) functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
       if (k == 2) variables.emplace(elf, vopts);
+      if (k == 3) base_input.complete();
     });
   }
+  const btf::Btf* base = base_input.btf;
+  const btf::DedupBase* prepared = base_input.prepared;
 
   const std::vector<dwarf::Unit>& units = dw->units();
   std::vector<UnitResult> results(units.size());
@@ -237,7 +259,8 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* 
 
 btf::Btf build_btf(const EncodeOptions& o, const elf::ElfFile& elf, const btf::Btf* base, EncodeStats* stats) {
   EncodeStats local;
-  return build(o, elf, base, nullptr, stats ? *stats : local);
+  BaseInput base_input{.btf = base};
+  return build(o, elf, base_input, stats ? *stats : local);
 }
 
 btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* stats) {
@@ -256,13 +279,13 @@ namespace {
 // One file, the single-file path: build, then write detached (`out` set)
 // or into the file's .BTF section.
 EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const std::string& out_path,
-                        const btf::Btf* base, const btf::DedupBase* prepared) {
+                        BaseInput base_input) {
   EncodeStats stats;
   stats.files = 1;
   std::unique_ptr<elf::ElfFile> elf;
   try {
     elf = elf::ElfFile::open(input);
-    btf::Btf out = build(o, *elf, base, prepared, stats);
+    btf::Btf out = build(o, *elf, base_input, stats);
     // pahole writes nothing when there is nothing to encode (1.2).
     if (out.type_count() == 0) return stats;
     PhaseTimer t("write");
@@ -334,13 +357,13 @@ std::string batch_output_path(const std::string& dir, const std::string& file) {
 EncodeStats encode(const EncodeOptions& o) {
   set_jobs(o.jobs);
   tune_allocator(jobs());
+  if (!is_batch(o)) return encode_file(o, o.input, o.detached_path, BaseInput{.path = o.base_path});
   std::optional<btf::Btf> base;
   if (!o.base_path.empty()) {
     PhaseTimer t("base");
     base = btf::read_file(o.base_path);
   }
   const btf::Btf* base_ptr = base ? &*base : nullptr;
-  if (!is_batch(o)) return encode_file(o, o.input, o.detached_path, base_ptr, nullptr);
 
   std::vector<std::string> files = batch_inputs(o.inputs);
   std::vector<std::string> outputs(files.size());
@@ -375,7 +398,7 @@ EncodeStats encode(const EncodeOptions& o) {
   parallel_for(files.size(), [&](size_t k) {
     size_t i = order[k];
     try {
-      per[i] = encode_file(o, files[i], outputs[i], base_ptr, prepared ? &*prepared : nullptr);
+      per[i] = encode_file(o, files[i], outputs[i], BaseInput{.btf = base_ptr, .prepared = prepared ? &*prepared : nullptr});
     } catch (const Error& e) {
       errors[i] = e.what();
     } catch (const std::bad_alloc&) {
