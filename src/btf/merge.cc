@@ -50,6 +50,73 @@ TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids) {
   return first;
 }
 
+namespace {
+
+// Where merge_units moves one unit table's ids and own string offsets.
+struct Shift {
+  uint32_t id_limit;   // an id in [1, id_limit] is the table's own...
+  uint32_t id_add;     // ...and gets this added (0 stays void)
+  uint32_t str_limit;  // an own string offset in [1, str_limit]...
+  uint32_t str_add;    // ...gets this added (0 stays "", shared ones stay)
+  uint32_t shared_size;
+};
+
+// Shifts the ids and string offsets of one record in place, in one switch
+// on its kind that visits the same words as visit_type_id_words and
+// visit_str_off_words (going through those, one call per word with its
+// checks, was most of merging); false if a word is out of range, which the
+// caller then reports through the visitors.
+[[gnu::always_inline]] inline bool shift_record(uint32_t* rec, const Shift& s) {
+  bool ok = true;
+  auto id = [&](uint32_t& r) {
+    if (r - 1 < s.id_limit) r += s.id_add;
+    else ok &= r == 0;
+  };
+  auto str = [&](uint32_t& o) {
+    if (o - 1 < s.str_limit) o += s.str_add;
+    else ok &= o == 0 || o - Btf::SHARED_STR_BASE < s.shared_size;
+  };
+  str(rec[0]);
+  const uint32_t vlen = info_vlen(rec[1]);
+  switch (info_kind(rec[1])) {
+    case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
+    case Kind::Func: case Kind::Var: case Kind::DeclTag: case Kind::TypeTag:
+      id(rec[2]);
+      break;
+    case Kind::FuncProto:
+      id(rec[2]);
+      for (uint32_t i = 0; i < vlen; ++i) {
+        str(rec[3 + 2 * i]);
+        id(rec[4 + 2 * i]);
+      }
+      break;
+    case Kind::Array:
+      id(rec[3]);
+      id(rec[4]);
+      break;
+    case Kind::Struct: case Kind::Union:
+      for (uint32_t i = 0; i < vlen; ++i) {
+        str(rec[3 + 3 * i]);
+        id(rec[4 + 3 * i]);
+      }
+      break;
+    case Kind::Enum:
+      for (uint32_t i = 0; i < vlen; ++i) str(rec[3 + 2 * i]);
+      break;
+    case Kind::Enum64:
+      for (uint32_t i = 0; i < vlen; ++i) str(rec[3 + 3 * i]);
+      break;
+    case Kind::Datasec:
+      for (uint32_t i = 0; i < vlen; ++i) id(rec[3 + 3 * i]);
+      break;
+    default:
+      break;
+  }
+  return ok;
+}
+
+}  // namespace
+
 std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
   // Where each table lands: prefix sums of types, words and own strings.
   size_t n = units.size();
@@ -98,8 +165,17 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
     std::copy(src.begin(), src.end(), dst);
     std::span<const uint32_t> offs = u.offsets();
     uint32_t word_base = tail.first_word + static_cast<uint32_t>(word_at[i]);
+    const Shift shift{end - 1, base_id - 1, own_size ? own_size - 1 : 0, str_base,
+                      static_cast<uint32_t>(u.shared_strings().size())};
+    uint32_t* out_offs = tail.offsets.data() + type_at[i];
     for (size_t k = 0; k < offs.size(); k++) {
-      tail.offsets[type_at[i] + k] = word_base + offs[k];
+      out_offs[k] = word_base + offs[k];
+      if (shift_record(dst + offs[k], shift)) [[likely]]
+        continue;
+      // A word out of range: the record again from the source, through
+      // the visitors, which say which word.
+      const size_t rec_end = k + 1 < offs.size() ? offs[k + 1] : src.size();
+      std::copy(src.begin() + offs[k], src.begin() + static_cast<ptrdiff_t>(rec_end), dst + offs[k]);
       uint32_t* rec = dst + offs[k];
       visit_type_id_words(rec, [&](uint32_t& ref) {
         if (ref == 0) return;
