@@ -96,7 +96,9 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
   // One unit-level variable; `skip_children` moves the walk past its
   // subtree (the walk over a list already found has nothing to skip).
   auto add = [&](const Die& die, auto&& skip_children) {
-    Attrs a = dw.attrs(die);
+    // The name lazily: most variables are dropped before it is needed, and
+    // reading it first was a cache miss each.
+    Attrs a = dw.attrs(die, /*lazy_name=*/true);
     if ((a.declaration && !a.specification) || a.artificial || a.location.empty()) {
       skip_children();
       return;
@@ -151,10 +153,10 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
     Die decl = die;
     if (a.specification) {
       decl = dw.die_at(*a.specification);
-      a = dw.attrs(decl);
+      a = dw.attrs(decl, /*lazy_name=*/true);
     }
     skip_children();
-    const std::string_view name = a.name;
+    const std::string_view name = a.name_pooled ? std::string_view(a.name_pooled) : a.name;
     if (name.empty() || filtered_name(name)) return;
     if (addr == 0 && !index.has_object_symbol(name, shndx)) return;
     if (!name_valid(name)) {

@@ -27,8 +27,14 @@ Attrs DwarfFile::attrs(const Die& die, bool lazy_name) const {
     switch (a.name) {
       case DW_AT_name:
         if (a.value.kind != Value::kString) break;
-        if (lazy_name && a.value.len == Value::kNulTerminated) out.name_pooled = reinterpret_cast<const char*>(a.value.ptr);
-        else out.name = a.value.str();
+        // The last one wins, whichever field it goes to.
+        if (lazy_name && a.value.len == Value::kNulTerminated) {
+          out.name_pooled = reinterpret_cast<const char*>(a.value.ptr);
+          out.name = {};
+        } else {
+          out.name = a.value.str();
+          out.name_pooled = nullptr;
+        }
         break;
       case DW_AT_linkage_name:
       case DW_AT_MIPS_linkage_name:
