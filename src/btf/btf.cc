@@ -381,6 +381,28 @@ void Btf::add_enum_value_name_off(uint32_t name_off, int64_t value) {
   words_.push_back(static_cast<uint32_t>(value));
 }
 
+void Btf::add_enum_values(std::span<const NewEnumValue> values) {
+  if (values.empty()) return;
+  const uint32_t* rec = last(Kind::Enum, Kind::Enum, "enum value");
+  const uint32_t vlen = info_vlen(rec[1]);
+  bool kind_flag = info_kind_flag(rec[1]);
+  for (size_t i = 0; i < values.size(); i++) {
+    const NewEnumValue& v = values[i];
+    if (vlen + i == MAX_VLEN) bad_argument("enum value: more than 65535 items");
+    if (v.value < INT32_MIN || v.value > int64_t{UINT32_MAX}) bad_argument("enum value out of 32-bit range");
+    if (v.name_off == 0) bad_argument("enum value needs a name");
+    kind_flag |= v.value < 0;
+  }
+  const size_t at = words_.size();
+  words_.resize(at + 2 * values.size());
+  words_[offsets_.back() + 1] = make_info(Kind::Enum, kind_flag, vlen + static_cast<uint32_t>(values.size()));
+  uint32_t* w = words_.data() + at;
+  for (const NewEnumValue& v : values) {
+    *w++ = v.name_off;
+    *w++ = static_cast<uint32_t>(v.value);
+  }
+}
+
 TypeId Btf::add_enum64(std::string_view name, uint32_t size, bool is_signed) {
   return add_enum64_name_off(add_string(name), size, is_signed);
 }
@@ -450,6 +472,21 @@ void Btf::add_param_name_off(uint32_t name_off, TypeId type) {
   rec[1] = make_info(Kind::FuncProto, false, info_vlen(rec[1]) + 1);
   words_.push_back(name_off);
   words_.push_back(type);
+}
+
+void Btf::add_params(std::span<const NewParam> params) {
+  if (params.empty()) return;
+  const uint32_t* rec = last(Kind::FuncProto, Kind::FuncProto, "param");
+  const uint32_t vlen = info_vlen(rec[1]);
+  if (vlen + params.size() > MAX_VLEN) bad_argument("param: more than 65535 items");
+  const size_t at = words_.size();
+  words_.resize(at + 2 * params.size());
+  words_[offsets_.back() + 1] = make_info(Kind::FuncProto, false, vlen + static_cast<uint32_t>(params.size()));
+  uint32_t* w = words_.data() + at;
+  for (const NewParam& p : params) {
+    *w++ = p.name_off;
+    *w++ = p.type;
+  }
 }
 
 TypeId Btf::add_var(std::string_view name, TypeId type, VarLinkage linkage) {

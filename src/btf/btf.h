@@ -477,6 +477,20 @@ class Btf {
   TypeId add_fwd_name_off(uint32_t name_off, bool is_union);
   void add_param_name_off(uint32_t name_off, TypeId type);
   TypeId add_func_name_off(uint32_t name_off, TypeId proto, FuncLinkage linkage);
+  // add_enum_value_name_off and add_param_name_off of several, in order:
+  // one look at the last type and one growth of the table (an encoder adds
+  // millions). Every item is checked, as those check it, before any is
+  // added.
+  struct NewEnumValue {
+    uint32_t name_off;
+    int64_t value;
+  };
+  void add_enum_values(std::span<const NewEnumValue> values);
+  struct NewParam {
+    uint32_t name_off;
+    TypeId type;
+  };
+  void add_params(std::span<const NewParam> params);
   TypeId add_decl_tag(std::string_view value, TypeId type, int32_t component_idx, bool attribute = false);
   TypeId add_type_tag(std::string_view value, TypeId type, bool attribute = false);
 

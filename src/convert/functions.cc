@@ -82,11 +82,12 @@ FunctionIndex::FunctionIndex(const elf::ElfFile& elf, Options options) {
   // of entry numbers (load <= 1/2) instead of a binary search over names.
   size_t cap = 16;
   while (cap < names_.size() * 2) cap *= 2;
-  slots_.assign(names_.empty() ? 0 : cap, kNone);
+  slots_.assign(names_.empty() ? 0 : cap, kNoSlot);
   for (uint32_t e = 0; e < names_.size(); e++) {
-    size_t i = std::hash<std::string_view>{}(names_[e]) & (cap - 1);
-    while (slots_[i] != kNone) i = (i + 1) & (cap - 1);
-    slots_[i] = e;
+    const uint64_t h = btf::StringTable::hash(names_[e]);
+    size_t i = h & (cap - 1);
+    while (slots_[i] != kNoSlot) i = (i + 1) & (cap - 1);
+    slots_[i] = (h & 0xffffffff00000000ull) | e;
   }
   if (options.kfuncs) read_kfuncs(elf);
   machine_ = elf.machine();
@@ -98,10 +99,13 @@ FunctionIndex::FunctionIndex(const elf::ElfFile& elf, Options options) {
 uint32_t FunctionIndex::find(std::string_view name) const {
   if (slots_.empty()) return kNone;
   const size_t mask = slots_.size() - 1;
-  for (size_t i = std::hash<std::string_view>{}(name) & mask;; i = (i + 1) & mask) {
-    const uint32_t e = slots_[i];
-    if (e == kNone) return kNone;
-    if (names_[e] == name) return e;
+  const uint64_t h = btf::StringTable::hash(name);
+  const uint64_t tag = h & 0xffffffff00000000ull;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = slots_[i];
+    if (slot == kNoSlot) return kNone;
+    const uint32_t e = static_cast<uint32_t>(slot);
+    if ((slot & 0xffffffff00000000ull) == tag && names_[e] == name) return e;
   }
 }
 

@@ -72,7 +72,12 @@ class FunctionIndex {
 
   std::vector<std::string_view> names_;  // into the mapped .strtab
   std::vector<uint8_t> flags_;
-  std::vector<uint32_t> slots_;  // hash table of entries (kNone = empty)
+  // Hash table of entries: the entry in the low half, the top half of the
+  // name's hash in the high half (kNoSlot = empty), so that a probe that
+  // meets another name is told apart without reading it (two cache misses:
+  // names_, then .strtab).
+  std::vector<uint64_t> slots_;
+  static constexpr uint64_t kNoSlot = UINT64_MAX;
   std::vector<std::pair<uint32_t, uint32_t>> kfunc_flags_;  // (entry, set8 pair flags), sorted
   uint16_t machine_ = 0;
   uint8_t address_size_ = 8;

@@ -854,12 +854,12 @@ void UnitTypes::emit_enum(const Die& die, const TypeAttrs& a) {
       if (child.tag == DW_TAG_enumerator) {
         // The name an enumerator requires is checked below, all at once.
         if (quick_attrs(child.abbrev, ub, child.attr_pos, false, q)) {
-          enumerators_.push_back({name_off_unchecked(q.name), q.constant});
+          enumerators_.push_back({name_off_unchecked(q.name), static_cast<int64_t>(q.constant)});
         } else {
           TypeAttrs e = dw.type_attrs(child);
           uint64_t v =
               e.const_value.kind == Value::kUnsigned || e.const_value.kind == Value::kSigned ? e.const_value.u : 0;
-          enumerators_.push_back({name_off_unchecked(e.name), v});
+          enumerators_.push_back({name_off_unchecked(e.name), static_cast<int64_t>(v)});
         }
       }
       c.skip_children();
@@ -870,16 +870,35 @@ void UnitTypes::emit_enum(const Die& die, const TypeAttrs& a) {
   // .debug_str overlap, where one per enumerator above waited for each
   // (amdgpu.ko's register enums made that a cache miss per enumerator).
   for (auto& e : enumerators_)
-    if (e.first - btf::Btf::SHARED_STR_BASE < shared_size_ &&
-        reinterpret_cast<const char*>(shared_base_)[e.first - btf::Btf::SHARED_STR_BASE] == '\0')
-      e.first = 0;
+    if (e.name_off - btf::Btf::SHARED_STR_BASE < shared_size_ &&
+        reinterpret_cast<const char*>(shared_base_)[e.name_off - btf::Btf::SHARED_STR_BASE] == '\0')
+      e.name_off = 0;
   if (size <= 4 || !ctx_.options.enum64) {
     out_.add_enum_name_off(name_off(a), size);
-    for (auto& [n, v] : enumerators_) {
-      int64_t value = ctx_.options.enum64 ? static_cast<int64_t>(v) : static_cast<int64_t>(static_cast<uint32_t>(v));
-      if (value < INT32_MIN || value > int64_t{UINT32_MAX})
-        fail(die, "enumerator '" + std::string(out_.str(n)) + "' value does not fit a 4-byte BTF enum");
-      out_.add_enum_value_name_off(n, value);
+    // All at once (add_enum_values) unless one would make the builder
+    // throw: then one by one as before, so that the same error comes
+    // after the same values.
+    bool one_by_one = false;
+    for (size_t i = 0; i < enumerators_.size(); i++) {
+      btf::Btf::NewEnumValue& e = enumerators_[i];
+      if (!ctx_.options.enum64) e.value = static_cast<int64_t>(static_cast<uint32_t>(e.value));
+      if (e.value < INT32_MIN || e.value > int64_t{UINT32_MAX})
+        fail(die, "enumerator '" + std::string(out_.str(e.name_off)) + "' value does not fit a 4-byte BTF enum");
+      if (e.name_off == 0 || i >= btf::MAX_VLEN) {
+        one_by_one = true;
+        for (size_t j = i + 1; j < enumerators_.size(); j++)
+          if (!ctx_.options.enum64) enumerators_[j].value = static_cast<int64_t>(static_cast<uint32_t>(enumerators_[j].value));
+        break;
+      }
+    }
+    if (!one_by_one) {
+      out_.add_enum_values(enumerators_);
+      return;
+    }
+    for (const auto& e : enumerators_) {
+      if (e.value < INT32_MIN || e.value > int64_t{UINT32_MAX})
+        fail(die, "enumerator '" + std::string(out_.str(e.name_off)) + "' value does not fit a 4-byte BTF enum");
+      out_.add_enum_value_name_off(e.name_off, e.value);
     }
     return;
   }
@@ -889,7 +908,7 @@ void UnitTypes::emit_enum(const Die& die, const TypeAttrs& a) {
     is_signed = t.encoding() && (*t.encoding() == DW_ATE_signed || *t.encoding() == DW_ATE_signed_char);
   }
   out_.add_enum64_name_off(name_off(a), size, is_signed);
-  for (auto& [n, v] : enumerators_) out_.add_enum64_value_name_off(n, v);
+  for (const auto& e : enumerators_) out_.add_enum64_value_name_off(e.name_off, static_cast<uint64_t>(e.value));
 }
 
 // 2.5: multi-dimensional arrays flattened into one ARRAY.
@@ -937,7 +956,7 @@ void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, ItemList ite
   }
   TypeId ret = type_of(a);
   out_.add_func_proto(ret);
-  for (auto& [n, t] : params_) out_.add_param_name_off(n, t);
+  out_.add_params(params_);
 }
 
 // The children of a struct, union or function type: those pass 1 kept,

@@ -306,8 +306,8 @@ class UnitTypes final : public TypeLookup {
     std::vector<dwarf::Die> subprograms, variables;
     std::vector<DeclTag> decl_tags;
     std::vector<btf::Btf::NewMember> members;
-    std::vector<std::pair<uint32_t, btf::TypeId>> params;
-    std::vector<std::pair<uint32_t, uint64_t>> enumerators;
+    std::vector<btf::Btf::NewParam> params;
+    std::vector<btf::Btf::NewEnumValue> enumerators;
     std::vector<ShortName> short_names;  // kShortNames, direct-mapped
     std::vector<PlanSlot> plans;         // kPlanSlots, direct-mapped by abbreviation
     std::vector<QuickPlan> own_plans;    // by index in the unit's own abbreviation table
@@ -353,8 +353,8 @@ class UnitTypes final : public TypeLookup {
 
   // Reused across DIEs.
   std::vector<btf::Btf::NewMember>& members_;
-  std::vector<std::pair<uint32_t, btf::TypeId>>& params_;       // name offset, type
-  std::vector<std::pair<uint32_t, uint64_t>>& enumerators_;      // name offset, value
+  std::vector<btf::Btf::NewParam>& params_;
+  std::vector<btf::Btf::NewEnumValue>& enumerators_;   // the value as DW_AT_const_value's bits
   std::vector<Item>& walked_items_;                 // items_of() a DIE pass 1 did not meet
 };
 
