@@ -6,10 +6,10 @@
 // are chained through a list of the added ids only (in the order libbpf's
 // hash map would yield them); records are compared word by word in place.
 // Signatures of primitive and struct types are computed in parallel once
-// names are final, and the string pass rewrites in parallel every name
-// the base has. The type passes themselves are sequential: which type is
-// canonical depends on the order of decisions, and that order is what
-// makes the result equal to libbpf's.
+// names are final, and the string pass looks every name up in parallel,
+// only adding the new ones in order. The type passes themselves are
+// sequential: which type is canonical depends on the order of decisions,
+// and that order is what makes the result equal to libbpf's.
 #include "btf/dedup.h"
 
 #include <algorithm>
@@ -62,14 +62,6 @@ inline uint32_t sig_tag(uint64_t sig) { return static_cast<uint32_t>(sig ^ (sig 
 
 inline Kind kind_of(const uint32_t* r) { return info_kind(r[1]); }
 inline uint32_t vlen_of(const uint32_t* r) { return info_vlen(r[1]); }
-// Without a libgcc call: Debian's x86-64 baseline has no POPCNT
-// instruction, and __builtin_popcountll becomes a function call per word.
-inline uint32_t popcount64(uint64_t x) {
-  x -= (x >> 1) & 0x5555555555555555ull;
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return static_cast<uint32_t>((x * 0x0101010101010101ull) >> 56);
-}
 inline bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union; }
 
 // ---- Signatures and equality of single records (libbpf's btf_hash_* and
@@ -373,6 +365,12 @@ class UniqueNames {
   std::vector<std::pair<uint32_t, uint32_t>> slots_;  // name_off, id
 };
 
+// A name the string pass found in neither the base nor earlier records.
+struct NewName {
+  std::string_view s;
+  uint64_t h;
+};
+
 // Names one chunk of dedup's string pass has met, with what each resolved
 // to (a base offset or NEW_NAME + k): a module's units repeat their names
 // many times, and this table stays in cache where the base's does not.
@@ -620,274 +618,162 @@ class Deduper {
     map_[id] = to;
   }
 
-  // The string pass's chunks: 8 MB of the shared region (as bitmap words)
-  // and of the table's own bytes.
-  static constexpr size_t kStringChunkWords = size_t{1} << 17, kStringChunkBytes = size_t{1} << 23;
-  struct NewName {
-    std::string_view s;
-    uint64_t h;
-  };
-  std::vector<std::vector<NewName>> new_names_;  // per chunk
-
-  // Split BTF: the base offset of every string the records name, or
-  // NEW_NAME + k, into shared_remap (the .debug_str offsets of `named`,
-  // `rank` its prefix counts) and remap (every string that starts in this
-  // table's own bytes; a record naming the middle of one stays UNPROCESSED
-  // and is looked up on its own). The strings are read in offset order, so
-  // that the bytes stream through the cache instead of costing a miss per
-  // name, and in parallel chunks: the base is only read. A module's units
-  // bring many copies of each name (every unit's .debug_str part, gcc's
-  // inline names), so each chunk keeps a small table of the names it has
-  // met. The pass that follows adds the new strings in record order, as
-  // libbpf does.
-  void resolve_in_base(const std::vector<uint64_t>& named, const std::vector<uint32_t>& rank,
-                       std::vector<uint32_t>& shared_remap, std::vector<uint32_t>& remap) {
-    const Btf& base = *btf_.base();
-    std::span<const char> shared = btf_.shared_strings();
-    size_t shared_chunks = (named.size() + kStringChunkWords - 1) / kStringChunkWords;
-    std::span<const char> own = btf_.strings().bytes();
-    size_t own_chunks = (own.size() + kStringChunkBytes - 1) / kStringChunkBytes;
-    // Task c takes chunk c of each region, with one table of names met:
-    // a small module's two regions name the same strings.
-    new_names_.assign(std::max(shared_chunks, own_chunks), {});
-    parallel_for(std::max(shared_chunks, own_chunks), [&](size_t c) {
-      ChunkNames met;
-      std::vector<NewName>& fresh = new_names_[c];
-      // Names go through in batches, so that the cache misses of one
-      // batch's lookups (the tables' slots, then the base's bytes) overlap
-      // instead of following one another.
-      struct Name {
-        std::string_view s;
-        uint64_t h;
-        uint32_t* out;
-      };
-      std::array<Name, 32> batch;
-      size_t n = 0;
-      auto flush = [&] {
-        for (size_t i = 0; i < n; i++) {
-          batch[i].h = StringTable::hash(batch[i].s);
-          met.prefetch(batch[i].h);
-        }
-        size_t misses = 0;
-        for (size_t i = 0; i < n; i++) {
-          if (std::optional<uint32_t> seen = met.find(batch[i].s, batch[i].h)) {
-            *batch[i].out = *seen;
-          } else {
-            base.prefetch_string(batch[i].h);
-            batch[misses++] = batch[i];
-          }
-        }
-        for (size_t i = 0; i < misses; i++) {
-          const Name& m = batch[i];
-          if (std::optional<uint32_t> seen = met.find(m.s, m.h)) {  // a twin earlier in the batch
-            *m.out = *seen;
-            continue;
-          }
-          if (std::optional<uint32_t> in_base = base.find_string(m.s, m.h)) {
-            *m.out = *in_base;
-          } else {
-            *m.out = NEW_NAME + static_cast<uint32_t>(fresh.size());
-            fresh.push_back({m.s, m.h});
-          }
-          met.add(m.s, m.h, *m.out);
-        }
-        n = 0;
-      };
-      auto resolve = [&](std::string_view s, uint32_t* out) {
-        if (s.empty()) {
-          *out = 0;
-          return;
-        }
-        batch[n++] = {s, 0, out};
-        if (n == batch.size()) flush();
-      };
-      if (c < shared_chunks) {
-        uint32_t r = rank[c * kStringChunkWords];
-        for (size_t w = c * kStringChunkWords; w < std::min(named.size(), (c + 1) * kStringChunkWords); w++)
-          for (uint64_t bits = named[w]; bits; bits &= bits - 1) {
-            size_t pos = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
-            resolve(std::string_view(shared.data() + pos), &shared_remap[r++]);
-          }
+  // ---- pass 1 ----
+  // Every string a record names gets its offset in the new table: the
+  // base's when the base has it (split BTF, as libbpf), else that of its
+  // one copy among the new strings, which are added in the order of first
+  // reference (libbpf's order). An encoder's table names its strings where
+  // they lie in the file (a shared .debug_str region of 75 MB for
+  // amdgpu.ko, where most names are stored once per unit that has them),
+  // so the pass works by text, not by offset:
+  //  a. In parallel chunks of ids, in record order, each name is hashed
+  //     and looked up in the chunk's table of names met (they repeat, and
+  //     the table stays in cache), else in the base; a name in neither is
+  //     the chunk's k-th new one, and its word becomes NEW_NAME + k. The
+  //     units' strings lie in the order of their types, so the texts read
+  //     stream through the cache.
+  //  b. Serially, the chunks' new names are added in chunk order: the
+  //     order of first reference. Only this part depends on the order.
+  //  c. In parallel, NEW_NAME + k becomes the k-th new name's offset.
+  // Ids per chunk of pass 1a: each chunk looks its distinct names up in
+  // the base once, so bigger than kIdChunk.
+  static constexpr uint32_t kNameChunk = uint32_t{1} << 17;
+  void dedup_strings() {
+    const uint32_t start_off = btf_.start_str_off();
+    const Btf* base = btf_.base();
+    if (start_off >= NEW_NAME) fail(start_, "the base's strings are too big to be deduplicated");
+    const size_t chunks = (end_ - start_ + kNameChunk - 1) / kNameChunk;
+    std::vector<std::vector<NewName>> fresh(chunks);
+    for_id_chunks([&](uint32_t lo, uint32_t hi) { resolve_names(lo, hi, fresh[(lo - start_) / kNameChunk]); }, kNameChunk);
+    size_t count = 0, bytes = 0;
+    for (const std::vector<NewName>& v : fresh) {
+      count += v.size();
+      for (const NewName& n : v) bytes += n.s.size() + 1;
+    }
+    StringTable strings(base == nullptr);
+    strings.reserve(bytes, count);  // an upper bound: chunks share names
+    std::vector<std::vector<uint32_t>> final_off(chunks);
+    {
+      PhaseTimer t("dedup.strings.add");
+      for (size_t c = 0; c < chunks; ++c) {
+        final_off[c].resize(fresh[c].size());
+        for (size_t k = 0; k < fresh[c].size(); ++k) final_off[c][k] = start_off + strings.add(fresh[c][k].s, fresh[c][k].h);
       }
-      if (c < own_chunks) {
-        // The strings that start in [lo, hi) of the table's own bytes.
-        size_t lo = c * kStringChunkBytes, hi = std::min(own.size(), lo + kStringChunkBytes);
-        while (lo < hi && lo > 0 && own[lo - 1] != '\0') lo++;
-        for (size_t off = lo; off < hi;) {
-          const void* nul = std::memchr(own.data() + off, 0, own.size() - off);
-          if (!nul) break;  // unterminated tail: left to the record pass, which reports it
-          std::string_view s(own.data() + off, static_cast<const char*>(nul) - (own.data() + off));
-          resolve(s, &remap[off]);
-          off += s.size() + 1;
-        }
-      }
-      flush();
-    });
+    }
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      const std::vector<uint32_t>& mine = final_off[(lo - start_) / kNameChunk];
+      if (mine.empty()) return;
+      for (uint32_t id = lo; id < hi; ++id)
+        visit_str_off_words(own(id), [&](uint32_t& off) {
+          if (off >= NEW_NAME) off = mine[off - NEW_NAME];
+        });
+    }, kNameChunk);
+    new_strings_ = std::move(strings);
   }
 
-  void dedup_strings() {
-    uint32_t start_off = btf_.start_str_off();
+  // Pass 1a on the own ids [lo, hi); `fresh` gets the chunk's new names.
+  void resolve_names(uint32_t lo, uint32_t hi, std::vector<NewName>& fresh) {
+    const uint32_t start_off = btf_.start_str_off();
     const Btf* base = btf_.base();
-    StringTable strings(base == nullptr);
-    // Old offset -> new offset, so each distinct old string is hashed once
-    // however many records name it: a vector over the table's own strings,
-    // and for shared ones (an encoder's table shares a whole .debug_str,
-    // 75 MB for amdgpu.ko, of which it names a part) a bitmap of the named
-    // offsets whose ranks index a dense vector: a hash map of millions of
-    // keys would miss the cache on every reference.
-    std::vector<uint32_t> remap(btf_.strings().size(), UNPROCESSED);
-    const uint64_t region = btf_.shared_strings().size();
-    std::vector<uint64_t> named(region ? region / 64 + 1 : 0, 0);
-    std::vector<uint32_t> rank(named.size() + 1, 0);
-    if (region) {
-      // In parallel: the bits are set with atomic ORs, and only once each
-      // (most names are named by many records).
-      for_id_chunks([&](uint32_t lo, uint32_t hi) {
-        for (uint32_t id = lo; id < hi; ++id)
-          visit_str_off_words(rec(id), [&](uint32_t off) {
-            if (!btf_.is_shared_str_off(off)) return;
-            uint64_t rel = off - Btf::SHARED_STR_BASE;
-            uint64_t bit = uint64_t{1} << (rel % 64);
-            std::atomic_ref<uint64_t> word(named[rel / 64]);
-            if (!(word.load(std::memory_order_relaxed) & bit)) word.fetch_or(bit, std::memory_order_relaxed);
-          });
-      });
-      for (size_t w = 0; w < named.size(); ++w) rank[w + 1] = rank[w] + popcount64(named[w]);
-    }
-    std::vector<uint32_t> shared_remap(rank.back(), UNPROCESSED);
-    // Where an old offset's entry is (remap or shared_remap).
-    auto slot_of = [&](uint32_t id, uint32_t off) -> uint32_t* {
-      uint32_t rel = off - start_off;
-      if (rel < remap.size()) return &remap[rel];
-      if (btf_.is_shared_str_off(off)) {
-        uint64_t r = off - Btf::SHARED_STR_BASE;
-        uint64_t below = named[r / 64] & ((uint64_t{1} << (r % 64)) - 1);
-        return &shared_remap[rank[r / 64] + popcount64(below)];
+    ChunkNames met;
+    // Names go through in batches, so that the cache misses of one
+    // batch's lookups (the tables' slots, then the base's bytes) overlap
+    // instead of following one another.
+    struct Name {
+      std::string_view s;
+      uint64_t h;
+      uint32_t* out;
+    };
+    std::array<Name, 32> batch;
+    std::array<const char*, 32> texts;  // where batch[i]'s text starts (read first in flush)
+    size_t n = 0;
+    // The last result for an offset, by a hash of the offset: where the
+    // strings were merged (vmlinux), most names are named again and again
+    // at one offset, and this skips reading and hashing them.
+    // Sized by the chunk (a small module's table has few names), at most
+    // 512 KB: bigger misses the cache as often as it hits.
+    int cache_bits = 8;
+    while (cache_bits < 16 && (uint32_t{1} << cache_bits) < hi - lo) ++cache_bits;
+    struct Cached {
+      uint32_t off = 0;  // 0: empty (offset 0 never gets here)
+      uint32_t result = 0;
+    };
+    std::vector<Cached> cache(size_t{1} << cache_bits);
+    auto cache_slot = [&](uint32_t off) -> Cached& { return cache[(off * 0x9e3779b1u) >> (32 - cache_bits)]; };
+    std::array<uint32_t, 32> offs;  // batch[i]'s old offset
+    auto flush = [&] {
+      size_t named = 0;
+      for (size_t i = 0; i < n; i++) {
+        std::string_view s(texts[i]);
+        if (s.empty()) {
+          *batch[i].out = 0;  // a "" elsewhere than at offset 0 (the shared region has many)
+          cache_slot(offs[i]) = {offs[i], 0};
+          continue;
+        }
+        offs[named] = offs[i];
+        batch[named] = {s, StringTable::hash(s), batch[i].out};
+        met.prefetch(batch[named++].h);
       }
-      fail(id, "string offset " + std::to_string(off) + " out of range");
-    };
-    // A string not resolved in advance (a record naming the middle of
-    // one, or every string when there was no advance pass).
-    auto look_up = [&](uint32_t off) {
-      std::string_view s = btf_.str(off);
-      uint64_t h = StringTable::hash(s);
-      if (!base) return start_off + strings.add(s, h);
-      if (std::optional<uint32_t> seen = strings.find(s, h)) return start_off + *seen;  // a new string met before (not in the base, then)
-      if (std::optional<uint32_t> in_base = base->find_string(s, h)) return *in_base;
-      return start_off + strings.add(s, h);
-    };
-    // Split BTF: every distinct old string is looked up in the base
-    // beforehand, in parallel and in offset order (see resolve_in_base).
-    // Offsets must stay below NEW_NAME; bigger tables take the lookups
-    // below.
-    const bool resolved = base && uint64_t{start_off} + btf_.strings().size() + region < NEW_NAME;
-    if (!resolved) {
-      for (uint32_t id = start_; id < end_; ++id) {
-        visit_str_off_words(own(id), [&](uint32_t& off) {
-          if (off == 0 || off < start_off) return;
-          uint32_t* m = slot_of(id, off);
-          if (*m == UNPROCESSED) *m = look_up(off);
-          off = *m;
-        });
-      }
-      new_strings_ = std::move(strings);
-      return;
-    }
-    resolve_in_base(named, rank, shared_remap, remap);
-    // The new names of all chunks in one list; chunk c's k-th is
-    // first_new[c] + k.
-    std::vector<uint32_t> first_new(new_names_.size() + 1, 0);
-    for (size_t c = 0; c < new_names_.size(); ++c) first_new[c + 1] = first_new[c] + static_cast<uint32_t>(new_names_[c].size());
-    std::vector<NewName> fresh;
-    fresh.reserve(first_new.back());
-    for (std::vector<NewName>& v : new_names_) fresh.insert(fresh.end(), v.begin(), v.end());
-    new_names_.clear();
-    // In parallel, every name found in the base gets its base offset, and
-    // a new name the placeholder `pending` + its index in `fresh` (above
-    // any offset into the old strings, below the shared ones: the records
-    // can still tell old offsets from placeholders). Only the new names'
-    // offsets depend on the order of first reference: each chunk of ids
-    // lists, in record order, the new names it meets first and the names
-    // no pass resolved (a record naming the middle of a string: looked up
-    // where met, as they may add a string too); one short serial pass over
-    // these lists adds the new strings in libbpf's order, and a second
-    // parallel pass puts their offsets in.
-    const uint32_t fresh_count = first_new.back();
-    const uint32_t pending = start_off + static_cast<uint32_t>(btf_.strings().size());
-    const uint32_t pending_end = pending + fresh_count;
-    struct Unresolved {
-      uint32_t off;
-      uint32_t* slot;
-    };
-    struct Later {
-      std::vector<uint32_t> ids;           // records with a new or unresolved name
-      std::vector<uint32_t> firsts;        // k < fresh_count: fresh[k]; else unresolved[k - fresh_count]
-      std::vector<Unresolved> unresolved;
-    };
-    std::vector<Later> later((end_ - start_ + kIdChunk - 1) / kIdChunk);
-    for_id_chunks([&](uint32_t lo, uint32_t hi) {
-      Later& l = later[(lo - start_) / kIdChunk];
-      std::vector<uint64_t> met(fresh_count / 64 + 1, 0);
-      for (uint32_t id = lo; id < hi; ++id) {
-        bool any = false;
-        visit_str_off_words(own(id), [&](uint32_t& off) {
-          if (off == 0 || off < start_off) return;
-          uint32_t* m = slot_of(id, off);
-          uint32_t v = *m;
-          if (v < NEW_NAME) {
-            off = v;  // in the base
-            return;
-          }
-          any = true;
-          if (v == UNPROCESSED) {
-            l.firsts.push_back(fresh_count + static_cast<uint32_t>(l.unresolved.size()));
-            l.unresolved.push_back({off, m});
-            return;  // stays an old offset
-          }
-          // Which chunk resolved it follows from where the string lies.
-          uint32_t rel = off - start_off;
-          size_t chunk = rel < remap.size() ? rel / kStringChunkBytes
-                                            : (off - Btf::SHARED_STR_BASE) / 64 / kStringChunkWords;
-          uint32_t k = first_new[chunk] + (v - NEW_NAME);
-          off = pending + k;
-          uint64_t bit = uint64_t{1} << (k % 64);
-          if (!(met[k / 64] & bit)) {
-            met[k / 64] |= bit;
-            l.firsts.push_back(k);
-          }
-        });
-        if (any) l.ids.push_back(id);
-      }
-    });
-    std::vector<uint32_t> final_off(fresh_count, UNPROCESSED);
-    for (const Later& l : later) {
-      for (uint32_t k : l.firsts) {
-        if (k < fresh_count) {
-          if (final_off[k] == UNPROCESSED) final_off[k] = start_off + strings.add(fresh[k].s, fresh[k].h);
+      n = named;
+      size_t misses = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (std::optional<uint32_t> seen = met.find(batch[i].s, batch[i].h)) {
+          *batch[i].out = *seen;
+          cache_slot(offs[i]) = {offs[i], *seen};
         } else {
-          const Unresolved& u = l.unresolved[k - fresh_count];
-          if (*u.slot == UNPROCESSED) *u.slot = look_up(u.off);
+          if (base) base->prefetch_string(batch[i].h);
+          offs[misses] = offs[i];
+          batch[misses++] = batch[i];
         }
       }
-    }
-    for_id_chunks([&](uint32_t lo, uint32_t) {
-      for (uint32_t id : later[(lo - start_) / kIdChunk].ids) {
-        visit_str_off_words(own(id), [&](uint32_t& off) {
-          if (off < start_off) return;  // final (a base string)
-          if (off >= pending && off < pending_end) off = final_off[off - pending];
-          else off = *slot_of(id, off);  // looked up by the serial pass
-        });
+      for (size_t i = 0; i < misses; i++) {
+        const Name& m = batch[i];
+        if (std::optional<uint32_t> seen = met.find(m.s, m.h)) {  // a twin earlier in the batch
+          *m.out = *seen;
+          continue;
+        }
+        std::optional<uint32_t> in_base = base ? base->find_string(m.s, m.h) : std::nullopt;
+        if (in_base) {
+          *m.out = *in_base;
+        } else {
+          *m.out = NEW_NAME + static_cast<uint32_t>(fresh.size());
+          fresh.push_back({m.s, m.h});
+        }
+        met.add(m.s, m.h, *m.out);
+        cache_slot(offs[i]) = {offs[i], *m.out};
       }
-    });
-    new_strings_ = std::move(strings);
+      n = 0;
+    };
+    // The texts are read in record order, which is not their order in
+    // the file: each is prefetched when its batch is filled.
+    std::span<const char> shared = btf_.shared_strings();
+    std::span<const char> own_bytes = btf_.strings().bytes();
+    for (uint32_t id = lo; id < hi; ++id)
+      visit_str_off_words(own(id), [&](uint32_t& off) {
+        if (off == 0 || off < start_off) return;  // "", or a base string already
+        if (const Cached& c = cache_slot(off); c.off == off) {
+          off = c.result;
+          return;
+        }
+        const char* text;
+        if (btf_.is_shared_str_off(off)) text = shared.data() + (off - Btf::SHARED_STR_BASE);
+        else if (off - start_off < own_bytes.size()) text = own_bytes.data() + (off - start_off);
+        else text = btf_.str(off).data();  // throws: out of range
+        __builtin_prefetch(text);
+        texts[n] = text;
+        offs[n] = off;
+        batch[n++].out = &off;
+        if (n == batch.size()) flush();
+      });
+    flush();
   }
 
   // Calls fn(lo, hi) for consecutive ranges of own ids, in parallel.
   template <typename Fn>
-  void for_id_chunks(Fn&& fn) {
-    parallel_for((end_ - start_ + kIdChunk - 1) / kIdChunk, [&](size_t c) {
-      uint32_t lo = start_ + static_cast<uint32_t>(c) * kIdChunk;
-      fn(lo, std::min(end_, lo + kIdChunk));
+  void for_id_chunks(Fn&& fn, uint32_t chunk = kIdChunk) {
+    parallel_for((end_ - start_ + chunk - 1) / chunk, [&](size_t c) {
+      uint32_t lo = start_ + static_cast<uint32_t>(c) * chunk;
+      fn(lo, std::min(end_, lo + chunk));
     });
   }
 

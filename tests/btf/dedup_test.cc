@@ -676,6 +676,63 @@ TEST(Dedup, PreparedBaseStateSurvivesBigAndConcurrentModules) {
   set_jobs(0);
 }
 
+// The string pass on an encoder's kind of table: names lie in a shared
+// region where, as in a module's unmerged .debug_str, each unit has its own
+// copy of them, some named in the middle; there are more types than one
+// chunk of the pass holds, so chunks meet the same new names, each first
+// in a different chunk. Split on a base that has some of the names: the
+// same bytes as libbpf on a plain copy of the table.
+TEST(Dedup, SharedStringRegionAcrossChunksMatchesLibbpf) {
+  Btf base;
+  TypeId int_id = base.add_int("int", 4, INT_SIGNED);
+  base.add_typedef("name_7", int_id);
+  base.add_typedef("ame_9", int_id);
+  constexpr int kUnits = 40, kNames = 4000;
+  std::string region(1, '\0');
+  std::vector<std::vector<uint32_t>> at(kUnits, std::vector<uint32_t>(kNames));
+  for (int u = 0; u < kUnits; ++u)
+    for (int k = 0; k < kNames; ++k) {
+      at[u][k] = static_cast<uint32_t>(region.size());
+      region += "name_" + std::to_string((k * 7 + u * 131) % (kNames + u * 50)) + '\0';
+    }
+  std::vector<Btf> shared_units, plain_units;
+  for (int u = 0; u < kUnits; ++u)
+    for (bool shared : {true, false}) {
+      Btf b;
+      if (shared) b.share_strings(region);
+      TypeId unit_int = b.add_int("int", 4, INT_SIGNED);
+      for (int k = 0; k < kNames; ++k) {
+        const char* text = region.data() + at[u][k];
+        if (k % 5 == 3) ++text;  // "ame_...": the middle of a string
+        std::string_view name = shared ? std::string_view(text) : b.str(b.add_string(text));
+        if (k % 3 == 0) {
+          b.add_struct(name, 4);
+          b.add_member(name, unit_int, 0);
+        } else {
+          b.add_typedef(name, unit_int);
+        }
+      }
+      (shared ? shared_units : plain_units).push_back(std::move(b));
+    }
+  auto merged = [&](const std::vector<Btf>& units) {
+    Btf out(&base);
+    std::vector<const Btf*> tables;
+    for (const Btf& u : units) tables.push_back(&u);
+    merge_units(out, tables);
+    return out;
+  };
+  Btf ours = merged(shared_units);
+  ASSERT_GT(ours.type_count(), 140000u);
+  set_jobs(2);
+  dedup(ours, kLibbpf11);
+  set_jobs(0);
+  Btf plain = merged(plain_units);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  Btf theirs = libbpf_dedup(plain, &base, lbase.get());
+  EXPECT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+  EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
+}
+
 // merge.h: appending units then deduplicating equals deduplicating the
 // units written into one table directly.
 TEST(Dedup, AppendThenDedupEqualsOneTable) {
