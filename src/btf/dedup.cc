@@ -22,6 +22,12 @@
 #include <tuple>
 #include <type_traits>
 
+// XXH3 inline: the string pass hashes millions of short names, and a call
+// through the shared library's PLT per name cost more than the hash. The
+// same function as StringTable::hash, so the base's index finds them.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "base/deep_stack.h"
 #include "base/parallel.h"
 #include "base/timer.h"
@@ -492,11 +498,12 @@ class Deduper {
     //    only on names, sizes and offsets, final now: computed in parallel.)
     timed("dedup.prims", [&] {
       compute_signatures();
-      for (uint32_t id = start_; id < end_; ++id) dedup_primitive(id);
+      for_own_ids([](Kind k) { return k == Kind::Int || k == Kind::Enum || k == Kind::Enum64 || k == Kind::Fwd || k == Kind::Float; },
+                  [&](uint32_t id) { dedup_primitive(id); });
     });
     // 3. STRUCT/UNION: type-graph equivalence, resolving FWDs on the way.
     timed("dedup.structs", [&] {
-      for (uint32_t id = start_; id < end_; ++id) dedup_struct(id);
+      for_own_ids(is_composite, [&](uint32_t id) { dedup_struct(id); });
     });
     // 4. FWDs left over go to the only STRUCT/UNION with their name.
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
@@ -510,6 +517,19 @@ class Deduper {
   }
 
  private:
+  // Calls fn(id) for every own id in order. A pass handles only some kinds
+  // (wants(kind)), whose records lie sparse in the table's words: the
+  // hardware does not see them coming, so the record of the id kAhead
+  // places on is prefetched.
+  template <typename Wants, typename Fn>
+  void for_own_ids(Wants&& wants, Fn&& fn) {
+    constexpr uint32_t kAhead = 32;
+    for (uint32_t id = start_; id < end_; ++id) {
+      if (id + kAhead < end_ && wants(kind(id + kAhead))) __builtin_prefetch(rec(id + kAhead));
+      fn(id);
+    }
+  }
+
   template <typename Fn>
   static void timed(const char* phase, Fn&& fn) {
     PhaseTimer t(phase);
@@ -711,7 +731,7 @@ class Deduper {
           continue;
         }
         offs[named] = offs[i];
-        batch[named] = {s, StringTable::hash(s), batch[i].out};
+        batch[named] = {s, XXH3_64bits(s.data(), s.size()), batch[i].out};
         met.prefetch(batch[named++].h);
       }
       n = named;
