@@ -42,9 +42,16 @@ void StringTable::reserve(size_t bytes, size_t strings) {
 void StringTable::grow() {
   std::vector<Slot> old = std::move(slots_);
   slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
-  count_ = 0;
-  for (const Slot& s : old)
-    if (s.off1) index(s.off1 - 1, hash(at(s.off1 - 1)));
+  // The home slot is the hash's low bits, all kept in the tag (slots are
+  // fewer than 2^32): no string is read or hashed again, which made each
+  // doubling of a kernel's table a pass over all its strings.
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (!s.off1) continue;
+    size_t i = s.tag & mask;
+    while (slots_[i].off1) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
 }
 
 uint64_t StringTable::hash(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }

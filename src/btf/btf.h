@@ -328,9 +328,9 @@ class StringTable {
  private:
   struct Slot {
     uint32_t off1 = 0;  // offset + 1, 0 = empty
-    uint32_t tag = 0;   // the hash's high half
+    uint32_t tag = 0;   // the hash's low half: a probe's filter, and the home slot when the table grows
   };
-  static uint32_t tag_of(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
+  static uint32_t tag_of(uint64_t hash) { return static_cast<uint32_t>(hash); }
   void index(uint32_t off, uint64_t hash);
   void grow();
 
