@@ -236,6 +236,9 @@ class CandidateIndex {
     return true;
   }
 
+  // Starts loading the slot for_each(tag) reads first.
+  void prefetch(uint32_t tag) const { __builtin_prefetch(&slots_[tag & (slots_.size() - 1)]); }
+
   // Calls fn(id) (or fn(id, aux)) for each id with this signature tag, in
   // libbpf's order, until fn returns true.
   template <typename Fn>
@@ -498,18 +501,22 @@ class Deduper {
     //    only on names, sizes and offsets, final now: computed in parallel.)
     timed("dedup.prims", [&] {
       compute_signatures();
-      for_own_ids([](Kind k) { return k == Kind::Int || k == Kind::Enum || k == Kind::Enum64 || k == Kind::Fwd || k == Kind::Float; },
-                  [&](uint32_t id) { dedup_primitive(id); });
+      for_own_ids(
+          [&](uint32_t id) {
+            Kind k = kind(id);
+            return k == Kind::Int || k == Kind::Enum || k == Kind::Enum64 || k == Kind::Fwd || k == Kind::Float;
+          },
+          [&](uint32_t id) { dedup_primitive(id); });
     });
     // 3. STRUCT/UNION: type-graph equivalence, resolving FWDs on the way.
     timed("dedup.structs", [&] {
-      for_own_ids(is_composite, [&](uint32_t id) { dedup_struct(id); });
+      for_own_ids([&](uint32_t id) { return is_composite(kind(id)); }, [&](uint32_t id) { dedup_struct(id); });
     });
     // 4. FWDs left over go to the only STRUCT/UNION with their name.
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
     // 5. Reference types, depth first, now that their targets are final.
     timed("dedup.refs", [&] {
-      for (uint32_t id = start_; id < end_; ++id) dedup_reference(id);
+      for_own_ids([&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_reference(id); }, false);
     });
     // 6 and 7. Canonical types get dense new ids; every reference follows.
     timed("dedup.compact", [&] { compact_and_remap(id_map); });
@@ -517,15 +524,20 @@ class Deduper {
   }
 
  private:
-  // Calls fn(id) for every own id in order. A pass handles only some kinds
-  // (wants(kind)), whose records lie sparse in the table's words: the
+  // Calls fn(id) for every own id in order. A pass handles only some ids
+  // (wants(id)), whose records lie sparse in the table's words: the
   // hardware does not see them coming, so the record of the id kAhead
-  // places on is prefetched.
+  // places on is prefetched, and the slot of the candidate index its
+  // signature leads to (the index of a module on vmlinux is megabytes).
+  // (`signed_ahead`: the pass looks up signatures computed beforehand.)
   template <typename Wants, typename Fn>
-  void for_own_ids(Wants&& wants, Fn&& fn) {
+  void for_own_ids(Wants&& wants, Fn&& fn, bool signed_ahead = true) {
     constexpr uint32_t kAhead = 32;
     for (uint32_t id = start_; id < end_; ++id) {
-      if (id + kAhead < end_ && wants(kind(id + kAhead))) __builtin_prefetch(rec(id + kAhead));
+      if (id + kAhead < end_ && wants(id + kAhead)) {
+        __builtin_prefetch(rec(id + kAhead));
+        if (signed_ahead) index_->prefetch(sig_[id + kAhead - start_]);  // its candidates' slot
+      }
       fn(id);
     }
   }
