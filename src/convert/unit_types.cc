@@ -378,6 +378,7 @@ void UnitTypes::number_unit() {
     uint32_t first_item, last_item, num_items;
   };
   std::vector<Open> stack;
+  stack.reserve(64);
   auto number = [&](int64_t slot, const Die& d, TypeId last_tag) {
     if (slot < 0) return;
     TypeId id = reserve(d, kType);
@@ -396,8 +397,9 @@ void UnitTypes::number_unit() {
   Die die;
   bool type_tags = ctx_.options.type_tag;
   size_t items = 0;  // children of structs and function types: their members and parameters
+  uint64_t walked = 0;
   while (cursor.next(die)) {
-    ++dies_walked_;
+    ++walked;
     unsigned depth = cursor.depth();
     while (!stack.empty() && stack.back().depth >= depth) close();
     uint32_t tag = die.tag;
@@ -426,6 +428,8 @@ void UnitTypes::number_unit() {
       if (parent.num_items++) items_[parent.last_item].next = at;
       else parent.first_item = at;
       parent.last_item = at;
+      // Most items: a member or parameter, no type, nothing below it.
+      if (cls == 0 && !die.has_children && !is_annotation(tag)) continue;
     }
     int64_t slot = -1;
     if (cls & kIsType) {
@@ -463,6 +467,7 @@ void UnitTypes::number_unit() {
     stack.push_back({depth, slot, die, 0, cls, 0, 0, 0});
   }
   while (!stack.empty()) close();
+  dies_walked_ += walked;
   if (has_int_) int_id_ = slots_[int_slot_].id;
   index_slots();
   // The table grows once: a record is 3 words and most have at most one
