@@ -760,6 +760,11 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
   };
   Quick q;
   const UnitBytes ub(*die.unit);
+  // A unit of the main file reads its names from the shared region itself:
+  // a member's name offset is then its DW_FORM_strp offset, as name_off
+  // would find (no Value, no range check but the strp's own).
+  const bool str_shared =
+      shared_size_ && reinterpret_cast<uintptr_t>(ub.str) == shared_base_ && ub.str_end <= shared_size_;
   for (const Item& item : items) {
     // Most members: a name, a type and a byte offset, read by plan, nearly
     // all of them by a simple one (quick_attrs' steps for that plan).
@@ -780,8 +785,10 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
                                                   : plan.loc_implicit;
         if (name < ub.str_end && type < ub.length && loc * 8 <= UINT32_MAX) {
           ++member_idx;
-          const Value v{Value::kString, 0, ub.str + name, Value::kNulTerminated};
-          members_.push_back({name_off(v), type_id(ub.base + type), static_cast<uint32_t>(loc * 8), 0});
+          const uint32_t noff =
+              str_shared ? btf::Btf::SHARED_STR_BASE + static_cast<uint32_t>(name)
+                         : name_off(Value{Value::kString, 0, ub.str + name, Value::kNulTerminated});
+          members_.push_back({noff, type_id(ub.base + type), static_cast<uint32_t>(loc * 8), 0});
           continue;
         }
       }

@@ -220,6 +220,8 @@ class UnitTypes final : public TypeLookup {
       const char* p = reinterpret_cast<const char*>(name.ptr);
       uintptr_t at = reinterpret_cast<uintptr_t>(p) - shared_base_;
       if (at < shared_size_ && !(required && *p == '\0')) return btf::Btf::SHARED_STR_BASE + static_cast<uint32_t>(at);
+    } else if (name.kind == dwarf::Value::kNone) {
+      return 0;  // no name (most parameters of function types): what add_string("") gives
     }
     return name_off_slow(name, required);
   }
