@@ -344,23 +344,28 @@ void Btf::add_members(std::span<const NewMember> members) {
   Kind kind = info_kind(rec[1]);
   uint32_t vlen = info_vlen(rec[1]);
   bool kind_flag = info_kind_flag(rec[1]);
+  // Checked and written in one pass; a member that fails a check takes
+  // the ones written back out before the error, so nothing is added.
+  const size_t at = words_.size();
+  words_.resize(at + 3 * members.size());
+  uint32_t* w = words_.data() + at;
+  auto fail = [&](const char* what) {
+    words_.resize(at);
+    bad_argument(what);
+  };
   for (size_t i = 0; i < members.size(); i++) {
     const NewMember& m = members[i];
-    if (vlen + i == MAX_VLEN) bad_argument("member: more than 65535 items");
-    bool bitfield = m.bitfield_size != 0 || m.bit_offset % 8 != 0;
-    if (bitfield && (m.bitfield_size > 0xff || m.bit_offset > 0xffffff)) bad_argument("member bitfield out of range");
-    if (kind == Kind::Union && m.bit_offset) bad_argument("union member at a non-zero offset");
+    if (vlen + i == MAX_VLEN) [[unlikely]] fail("member: more than 65535 items");
+    const bool bitfield = m.bitfield_size != 0 || m.bit_offset % 8 != 0;
+    if (bitfield && (m.bitfield_size > 0xff || m.bit_offset > 0xffffff)) [[unlikely]] fail("member bitfield out of range");
+    if (kind == Kind::Union && m.bit_offset) [[unlikely]] fail("union member at a non-zero offset");
     kind_flag |= bitfield;
+    w[0] = m.name_off;
+    w[1] = m.type;
+    w[2] = m.bit_offset | m.bitfield_size << 24;
+    w += 3;
   }
-  size_t at = words_.size();
-  words_.resize(at + 3 * members.size());
   words_[offsets_.back() + 1] = make_info(kind, kind_flag, vlen + static_cast<uint32_t>(members.size()));
-  uint32_t* w = words_.data() + at;
-  for (const NewMember& m : members) {
-    *w++ = m.name_off;
-    *w++ = m.type;
-    *w++ = m.bit_offset | m.bitfield_size << 24;
-  }
 }
 
 TypeId Btf::add_enum(std::string_view name, uint32_t size, bool is_signed) {
