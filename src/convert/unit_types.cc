@@ -242,6 +242,8 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
   q.built = true;
   q.ok = ok;
   q.member_ok = ok && member_ok;
+  q.simple_param = q.ok && a->tag == DW_TAG_formal_parameter && a->str_pos == Abbrev::kNoStr &&
+                   q.name == QuickPlan::kNoName && q.has_type;
   q.simple_member = q.member_ok && a->tag == DW_TAG_member && !a->has_children && a->str_pos == Abbrev::kNoStr &&
                     q.name == QuickPlan::kNameStrp && q.has_type && q.const_size == 0 && q.loc_size <= 4 &&
                     (q.loc_size || q.loc_implicit < (uint64_t{1} << 29));
@@ -956,6 +958,19 @@ void UnitTypes::emit_func_proto(const Die& die, const TypeAttrs& a, ItemList ite
   const UnitBytes ub(*die.unit);
   for (const Item& item : items) {
     if (item.abbrev->tag == DW_TAG_formal_parameter) {
+      // Most: a DW_AT_type (ref4) and no name, read as quick_attrs would.
+      const Abbrev* ab = item.abbrev;
+      if (const uintptr_t d = reinterpret_cast<uintptr_t>(ab) - own_base_; d < own_bytes_ && item.code_len != UINT32_MAX) {
+        const QuickPlan& plan = own_plans_[d / sizeof(Abbrev)];
+        const uint64_t attr_pos = item.pos + item.code_len;
+        if (plan.simple_param && attr_pos + ab->keys_end <= ub.size) {
+          const uint64_t type = load<uint32_t>(ub.data + attr_pos + plan.type_pos, ub.big_endian);
+          if (type < ub.length) {
+            params_.push_back({0, type_id(ub.base + type)});
+            continue;
+          }
+        }
+      }
       if (item.code_len != UINT32_MAX && quick_attrs(item.abbrev, ub, item.pos + item.code_len, false, q)) {
         params_.push_back({name_off(q.name), q.has_type ? type_id(q.type) : 0});
         continue;

@@ -258,6 +258,9 @@ class UnitTypes final : public TypeLookup {
     // most 4 bytes (or implicit, small) and no DW_FORM_string: emit_struct
     // reads such members in a straight line (nearly all of gcc's).
     bool simple_member = false;
+    // A parameter abbreviation with a ref4 type, no name and no
+    // DW_FORM_string: emit_func_proto reads it in a straight line.
+    bool simple_param = false;
     uint8_t name = kNoName;
     uint8_t loc_size = 0;    // 1, 2, 4, 8; 0: absent or implicit (loc_implicit)
     uint8_t const_size = 0;  // DW_AT_const_value the same way (const_implicit)
