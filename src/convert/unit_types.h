@@ -285,7 +285,7 @@ class UnitTypes final : public TypeLookup {
   class Pool {
    public:
     [[gnu::always_inline]] void push_back(const T& x) {
-      if (n_ == v_.size()) [[unlikely]] v_.resize(v_.size() < 64 ? 64 : 2 * v_.size());
+      if (n_ == cap_) [[unlikely]] grow();
       v_[n_++] = x;
     }
     size_t size() const { return n_; }
@@ -296,8 +296,13 @@ class UnitTypes final : public TypeLookup {
     void clear() { n_ = 0; }
 
    private:
+    [[gnu::noinline]] void grow() {
+      v_.resize(v_.size() < 64 ? 64 : 2 * v_.size());
+      cap_ = v_.size();
+    }
     std::vector<T> v_;
     size_t n_ = 0;
+    size_t cap_ = 0;  // v_.size(), kept: comparing with it is one load, not a division
   };
 
   // The vectors a unit fills, kept per thread with their capacity: the
