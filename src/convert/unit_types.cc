@@ -608,6 +608,37 @@ void UnitTypes::emit(const Pending& p) {
   const Die& die = p.die;
   TypeId self = static_cast<TypeId>(emitted_ + 1);
   if (p.what == kType && die.abbrev) {
+    // Pointers and qualifiers of the unit's own abbreviations: at most a
+    // ref4 DW_AT_type, read as quick_attrs would, without the rest of it.
+    const uint32_t tag = die.tag;
+    if (tag == DW_TAG_pointer_type || tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
+        tag == DW_TAG_restrict_type) {
+      const Abbrev* ab = die.abbrev;
+      const Unit& u = *die.unit;
+      if (const uintptr_t d = reinterpret_cast<uintptr_t>(ab) - own_base_; d < own_bytes_) {
+        const QuickPlan& plan = own_plans_[d / sizeof(Abbrev)];
+        if (plan.built && plan.ok && ab->str_pos == Abbrev::kNoStr && die.attr_pos + ab->keys_end <= u.reader.size()) {
+          TypeId t = 0;
+          bool in_range = true;
+          if (plan.has_type) {
+            const uint64_t off =
+                load<uint32_t>(u.reader.bytes().data() + die.attr_pos + plan.type_pos, u.reader.big_endian());
+            in_range = off < u.end - u.offset;
+            // A pointer with type tags points at its last tag; its own
+            // DW_AT_type is not looked up (as below).
+            if (in_range && !(tag == DW_TAG_pointer_type && p.link)) t = type_id(u.global_base + u.offset + off);
+          }
+          if (in_range) {
+            switch (tag) {
+              case DW_TAG_pointer_type: out_.add_ptr(p.link ? p.link : t); return;
+              case DW_TAG_const_type: out_.add_const(t); return;
+              case DW_TAG_volatile_type: out_.add_volatile(t); return;
+              default: out_.add_restrict(t); return;
+            }
+          }
+        }
+      }
+    }
     Quick q;
     auto type = [&] { return q.has_type ? type_id(q.type) : 0; };
     switch (die.tag) {
