@@ -893,27 +893,36 @@ FunctionStats emit_functions(const FunctionIndex& index, std::span<const UnitFun
   // Each name's verdict over its candidates, names in parallel: the
   // comparisons only read `out`, and most of this pass is theirs on a
   // kernel (inline functions have a candidate in every unit that calls
-  // them). Emitting below stays serial, in name order.
-  struct Verdict {
-    uint8_t flags;
-    bool inconsistent;
+  // them). The same pass gathers what the serial loop below needs into
+  // dense arrays in name order (the first candidate's return type and
+  // parameters, and the hashes of the names they add): reading them
+  // through the candidates, scattered over every unit's vectors, was a
+  // cache miss per function, and hashing the names was as much again.
+  struct Entry {
+    const Ref* first = nullptr;  // null: no candidate
+    btf::TypeId ret = 0;
+    uint64_t name_hash = 0;
+    uint16_t nr_params = 0;
+    uint16_t nr_tags = 0;
+    uint8_t flags = 0;
+    bool inconsistent = false;
   };
-  std::vector<Verdict> verdicts(index.size());
-  // And the hashes of the names a FUNC and its FUNC_PROTO take (the first
-  // candidate's): adding them to a kernel's string table was most of the
-  // serial part. param_at[e]: where entry e's parameter hashes start.
-  std::vector<uint64_t> name_hash(index.size());
-  std::vector<uint32_t> param_at(index.size() + 1, 0);
+  struct Param {
+    FuncParam p;
+    uint64_t hash;
+  };
+  std::vector<Entry> entries(index.size());
+  std::vector<uint32_t> param_at(index.size() + 1, 0);  // where entry e's parameters start
   for (uint32_t e = 0; e < index.size(); e++)
     param_at[e + 1] = param_at[e] + (start[e] == start[e + 1] ? 0 : sorted[start[e]].f->nr_params);
-  std::vector<uint64_t> param_hash(param_at.back());
+  std::vector<Param> gathered(param_at.back());
   constexpr uint32_t kNamesPerTask = 4096;
   parallel_for((index.size() + kNamesPerTask - 1) / kNamesPerTask, [&](size_t c) {
     const uint32_t lo = static_cast<uint32_t>(c) * kNamesPerTask;
     const uint32_t hi = std::min(index.size(), lo + kNamesPerTask);
     for (uint32_t e = lo; e < hi; e++) {
       if (start[e] == start[e + 1]) continue;
-      const Ref first = sorted[start[e]];
+      const Ref& first = sorted[start[e]];
       // pahole combines the first state with each later one in turn: flags
       // accumulate in the first, and a mismatch only counts while neither
       // side is already unexpected or inconsistent.
@@ -925,35 +934,40 @@ FunctionStats emit_functions(const FunctionIndex& index, std::span<const UnitFun
         if (!unexpected && !inconsistent && !funcs_match(out, first, b)) inconsistent = true;
         flags |= b.f->flags & (kUnexpectedReg | kUncertainParmLoc);
       }
-      verdicts[e] = {flags, inconsistent};
-      name_hash[e] = btf::StringTable::hash(index.name(e));
-      for (uint32_t i = 0; i < first.f->nr_params; i++)
-        param_hash[param_at[e] + i] = btf::StringTable::hash(first.unit->params[first.f->first_param + i].name);
+      entries[e] = {&first, first.f->ret, btf::StringTable::hash(index.name(e)),
+                    first.f->nr_params, first.f->nr_tags, flags, inconsistent};
+      for (uint32_t i = 0; i < first.f->nr_params; i++) {
+        const FuncParam& p = first.unit->params[first.f->first_param + i];
+        gathered[param_at[e] + i] = {p, btf::StringTable::hash(p.name)};
+      }
     }
   });
-  std::vector<FuncParam> params;
+  // Inserting the names misses the cache on the table's slots: those of
+  // the function kAhead names on are loaded while this one is added.
+  constexpr uint32_t kAhead = 8;
+  std::vector<btf::Btf::NewParam> params;
   for (uint32_t e = 0; e < index.size(); e++) {
-    if (start[e] == start[e + 1]) continue;
+    if (e + kAhead < index.size() && entries[e + kAhead].first) {
+      out.prefetch_string(entries[e + kAhead].name_hash);
+      for (uint32_t k = param_at[e + kAhead]; k < param_at[e + kAhead + 1]; k++) out.prefetch_string(gathered[k].hash);
+    }
+    const Entry& entry = entries[e];
+    if (!entry.first) continue;
     stats.names++;
-    const Ref first = sorted[start[e]];
-    const uint8_t flags = verdicts[e].flags;
-    const bool inconsistent = verdicts[e].inconsistent;
+    const uint8_t flags = entry.flags;
     const bool ambiguous = index.ambiguous_addr(e);
-    stats.inconsistent += inconsistent;
+    stats.inconsistent += entry.inconsistent;
     stats.unexpected_reg += (flags & kUnexpectedReg) != 0;
     stats.uncertain_parm_loc += (flags & kUncertainParmLoc) != 0;
     stats.ambiguous_addr += ambiguous;
     if (options.consistent_func &&
-        (inconsistent || ambiguous || (flags & (kUnexpectedReg | kUncertainParmLoc))))
+        (entry.inconsistent || ambiguous || (flags & (kUnexpectedReg | kUncertainParmLoc))))
       continue;
 
-    const FuncCandidate& f = *first.f;
-    btf::TypeId ret = f.ret;
-    params.clear();
-    for (uint32_t i = 0; i < f.nr_params; i++) {
-      const FuncParam& p = first.unit->params[f.first_param + i];
-      params.push_back(p);
-    }
+    btf::TypeId ret = entry.ret;
+    std::span<const Param> given(gathered.data() + param_at[e], entry.nr_params);
+    params.resize(given.size());
+    for (size_t i = 0; i < given.size(); i++) params[i].type = given[i].p.type;
     const bool kfunc = options.decl_tag_kfuncs && index.is_kfunc(e);
     const uint32_t kflags = kfunc ? index.kfunc_flags(e) : 0;
     if (kfunc && options.attributes) {
@@ -962,13 +976,13 @@ FunctionStats emit_functions(const FunctionIndex& index, std::span<const UnitFun
       if ((kflags & KF_ARENA_ARG2) && params.size() > 1) params[1].type = arena_pointer(out, params[1].type, "argument 2");
     }
     btf::TypeId proto = out.add_func_proto(ret);
-    for (uint32_t i = 0; i < params.size(); i++)
-      out.add_param_name_off(out.add_string(params[i].name, param_hash[param_at[e] + i]), params[i].type);
+    for (size_t i = 0; i < given.size(); i++) params[i].name_off = out.add_string(given[i].p.name, given[i].hash);
+    out.add_params(params);
     btf::TypeId fn =
-        out.add_func_name_off(out.add_string(index.name(e), name_hash[e]), proto, btf::FuncLinkage::Static);
+        out.add_func_name_off(out.add_string(index.name(e), entry.name_hash), proto, btf::FuncLinkage::Static);
     stats.emitted++;
-    for (uint32_t i = 0; i < f.nr_tags; i++) {
-      const FuncTag& tag = first.unit->tags[f.first_tag + i];
+    for (uint32_t i = 0; i < entry.nr_tags; i++) {
+      const FuncTag& tag = entry.first->unit->tags[entry.first->f->first_tag + i];
       out.add_decl_tag(tag.value, fn, tag.component_idx);
     }
     if (kfunc && options.decl_tag) {
