@@ -467,6 +467,8 @@ void UnitTypes::number_unit() {
       continue;
     }
     stack.push_back({depth, slot, die, 0, cls, 0, 0, 0});
+    if (cls & kItems) read_plain_items(cursor, stack.back().first_item, stack.back().last_item,
+                                       stack.back().num_items, items, walked);
   }
   while (!stack.empty()) close();
   dies_walked_ += walked;
@@ -476,6 +478,50 @@ void UnitTypes::number_unit() {
   // more, members take 3 and parameters 2 (enumerators, not walked here,
   // may make it grow).
   out_.reserve_records(pending_.size() + 1, 4 * (pending_.size() + 1) + 3 * items);
+}
+
+// The first children of a struct or function type that cursor.next()
+// just returned, as long as they are plain: members and parameters with a
+// one-byte code and fixed-size attributes, no children, no DW_AT_sibling,
+// no type or annotation of their own. These are most of a unit's DIEs, and
+// number_unit's loop does nothing with them but add an item; this loop
+// does the same with its position, the unit's bytes and the abbreviation
+// table in registers, where the general loop keeps the cursor and the Die
+// in memory (about 140 instructions a DIE, a third of pass 1). It stops
+// at the first entry that is not plain: the null entry that ends the
+// children, a nested type, or anything unusual (a long code, a missing
+// abbreviation, truncation), and the cursor goes on from there, reporting
+// any error as it would have.
+void UnitTypes::read_plain_items(DieCursor& cursor, uint32_t& first_item, uint32_t& last_item,
+                                 uint32_t& num_items, size_t& items, uint64_t& walked) {
+  const Unit& unit = ctx_.unit;
+  const AbbrevTable& table = *unit.abbrevs;
+  const uint8_t* const data = unit.reader.bytes().data();
+  const uint64_t size = unit.reader.size();
+  uint64_t pos = cursor.enter_children();
+  uint32_t first = first_item, last = last_item, n = num_items;
+  uint64_t count = 0;
+  while (pos < size) {
+    const uint8_t code = data[pos];
+    if (code == 0 || code >= 0x80) break;
+    const Abbrev* a = table.find(code);
+    if (!a || !a->all_fixed || a->has_children || a->has_sibling || tag_class(a->tag) || is_annotation(a->tag)) break;
+    if (a->fixed_size >= size - pos) break;  // truncated: the cursor says so
+    if (items_.size() >= kNoItems) [[unlikely]] too_many_items();
+    const uint32_t at = static_cast<uint32_t>(items_.size());
+    items_.push_back({a, pos, 1, 0});
+    if (n++) items_[last].next = at;
+    else first = at;
+    last = at;
+    ++count;
+    pos += 1 + uint64_t{a->fixed_size};
+  }
+  cursor.resume_at(pos);
+  first_item = first;
+  last_item = last;
+  num_items = n;
+  items += count;
+  walked += count;
 }
 
 // Whether the walk below would number nothing in the subtree of `die` (a

@@ -193,6 +193,8 @@ class UnitTypes final : public TypeLookup {
   // which the caller leaves to type_attrs.
   bool quick_attrs(const dwarf::Abbrev* a, const UnitBytes& u, uint64_t attr_pos, bool member, Quick& q);
   void number_unit();
+  void read_plain_items(dwarf::DieCursor& cursor, uint32_t& first_item, uint32_t& last_item, uint32_t& num_items,
+                        size_t& items, uint64_t& walked);
   bool body_without_types(const dwarf::Die& die);
   void index_slots();
   btf::TypeId reserve(const dwarf::Die& die, uint32_t what);

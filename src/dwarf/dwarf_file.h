@@ -295,6 +295,18 @@ class DieCursor {
   void set_attrs_end(uint64_t pos) {
     if (pending_) pending_end_ = pos;
   }
+  // For a caller that reads some children of the DIE next() returned last
+  // itself (UnitTypes::number_unit, for the members of a struct): skips
+  // that DIE's attributes and returns the reader position of its first
+  // child. The caller then calls resume_at() with the position of the
+  // first entry it did not consume (a child's code or the null entry that
+  // ends the children); it must have consumed only whole childless DIEs,
+  // so the cursor's depth is that of the children.
+  uint64_t enter_children() {
+    skip_pending();
+    return r_.pos();
+  }
+  void resume_at(uint64_t pos) { r_.seek(pos); }
 
  private:
   void skip_pending();
