@@ -482,8 +482,8 @@ void UnitTypes::number_unit() {
 
 // The first children of a struct or function type that cursor.next()
 // just returned, as long as they are plain: members and parameters with a
-// one-byte code and fixed-size attributes, no children, no DW_AT_sibling,
-// no type or annotation of their own. These are most of a unit's DIEs, and
+// code of one or two bytes, no children, no DW_AT_sibling, no type or
+// annotation of their own. These are most of a unit's DIEs, and
 // number_unit's loop does nothing with them but add an item; this loop
 // does the same with its position, the unit's bytes and the abbreviation
 // table in registers, where the general loop keeps the cursor and the Die
@@ -491,7 +491,9 @@ void UnitTypes::number_unit() {
 // at the first entry that is not plain: the null entry that ends the
 // children, a nested type, or anything unusual (a long code, a missing
 // abbreviation, truncation), and the cursor goes on from there, reporting
-// any error as it would have.
+// any error as it would have. Attributes of other than fixed sizes are
+// skipped by the same call on the same bytes as the cursor's, so they fail
+// with the same error.
 void UnitTypes::read_plain_items(DieCursor& cursor, uint32_t& first_item, uint32_t& last_item,
                                  uint32_t& num_items, size_t& items, uint64_t& walked) {
   const Unit& unit = ctx_.unit;
@@ -502,19 +504,34 @@ void UnitTypes::read_plain_items(DieCursor& cursor, uint32_t& first_item, uint32
   uint32_t first = first_item, last = last_item, n = num_items;
   uint64_t count = 0;
   while (pos < size) {
-    const uint8_t code = data[pos];
-    if (code == 0 || code >= 0x80) break;
+    uint64_t code = data[pos];
+    uint32_t code_len = 1;
+    if (code >= 0x80) {
+      if (size - pos < 2 || data[pos + 1] >= 0x80) break;
+      code = (code & 0x7f) | uint64_t{data[pos + 1]} << 7;
+      code_len = 2;
+    }
+    if (code == 0) break;
     const Abbrev* a = table.find(code);
-    if (!a || !a->all_fixed || a->has_children || a->has_sibling || tag_class(a->tag) || is_annotation(a->tag)) break;
-    if (a->fixed_size >= size - pos) break;  // truncated: the cursor says so
+    if (!a || a->has_children || a->has_sibling || tag_class(a->tag) || is_annotation(a->tag)) break;
     if (items_.size() >= kNoItems) [[unlikely]] too_many_items();
+    uint64_t end;
+    if (a->all_fixed) [[likely]] {
+      if (a->fixed_size + code_len > size - pos) break;  // truncated: the cursor says so
+      end = pos + code_len + a->fixed_size;
+    } else {
+      Reader r = unit.reader;
+      r.seek(pos + code_len);
+      DwarfFile::skip_attrs(r, *a, table.sizes());
+      end = r.pos();
+    }
     const uint32_t at = static_cast<uint32_t>(items_.size());
-    items_.push_back({a, pos, 1, 0});
+    items_.push_back({a, pos, code_len, 0});
     if (n++) items_[last].next = at;
     else first = at;
     last = at;
     ++count;
-    pos += 1 + uint64_t{a->fixed_size};
+    pos = end;
   }
   cursor.resume_at(pos);
   first_item = first;
