@@ -557,28 +557,50 @@ bool UnitTypes::body_without_types(const Die& die) {
   uint64_t walked = 0;
   try {
     Reader r = u.reader;
+    // Most codes take one byte and most DIEs fixed-size attributes: those
+    // inline. The rest goes through a copy of r, so that r's address never
+    // escapes and it can stay in registers.
+    auto code = [&]() -> uint64_t {
+      if (const uint8_t b = *r.data(); b < 0x80) {
+        r.skip(1);
+        return b;
+      }
+      Reader t = r;
+      const uint64_t c = t.uleb128();
+      r = t;
+      return c;
+    };
+    auto skip = [&](const Abbrev& a) {
+      if (a.all_fixed) [[likely]] {
+        r.skip(a.fixed_size);
+        return;
+      }
+      Reader t = r;
+      DwarfFile::skip_attrs(t, a, sizes);
+      r = t;
+    };
     r.seek(die.attr_pos);
-    DwarfFile::skip_attrs(r, *die.abbrev, sizes);
+    skip(*die.abbrev);
     unsigned depth = 1;  // open DIEs, `die` included
     while (depth) {
       if (r.empty()) return false;
       const uint64_t off = r.offset();
-      const uint64_t code = r.uleb128();
-      if (code == 0) {
+      const uint64_t c = code();
+      if (c == 0) {
         --depth;
         continue;
       }
-      const Abbrev* a = table.find(code);
+      const Abbrev* a = table.find(c);
       if (!a) return false;
       const uint8_t cls = tag_class(a->tag);
       if (cls & kIsType) return false;
       ++walked;
       if (!a->has_children) {
-        DwarfFile::skip_attrs(r, *a, sizes);
+        skip(*a);
         continue;
       }
       if (cls & kDescend) {
-        DwarfFile::skip_attrs(r, *a, sizes);
+        skip(*a);
         if (++depth > DieCursor::kMaxDepth) return false;
         continue;
       }
@@ -589,18 +611,18 @@ bool UnitTypes::body_without_types(const Die& die) {
         r.seek(sib - u.offset);
         continue;
       }
-      DwarfFile::skip_attrs(r, *a, sizes);
-      for (unsigned skip = 1; skip;) {
+      skip(*a);
+      for (unsigned open = 1; open;) {
         if (r.empty()) return false;
-        const uint64_t c = r.uleb128();
-        if (c == 0) {
-          --skip;
+        const uint64_t c2 = code();
+        if (c2 == 0) {
+          --open;
           continue;
         }
-        const Abbrev* b = table.find(c);
+        const Abbrev* b = table.find(c2);
         if (!b) return false;
-        DwarfFile::skip_attrs(r, *b, sizes);
-        if (b->has_children && ++skip > DieCursor::kMaxDepth) return false;
+        skip(*b);
+        if (b->has_children && ++open > DieCursor::kMaxDepth) return false;
       }
     }
     // The subprogram's DW_AT_sibling must point where its children end.
