@@ -221,54 +221,63 @@ inline auto TypeView::secinfos() const -> ItemRange<VarSecinfo, &TypeView::secin
 
 // ---- Visitors over the id and string fields of one record -------------------
 
-// Calls fn(uint32_t&) (or fn(const uint32_t&)) for every word of the record
-// at `rec` that holds a type id. `Word` is uint32_t or const uint32_t.
-template <typename Word, typename Fn>
-inline void visit_type_id_words(Word* rec, Fn&& fn) {
-  Kind k = info_kind(rec[1]);
-  uint32_t vlen = info_vlen(rec[1]);
-  switch (k) {
+// Calls on_id(word) for every word of the record at `rec` that holds a type
+// id and on_str(word) for every word that holds a string offset, in one pass
+// (rec[0], then the kind's fields in record order). `Word` is uint32_t or
+// const uint32_t. The one place that knows which words of a record are ids
+// and strings.
+template <typename Word, typename OnId, typename OnStr>
+inline void visit_record_words(Word* rec, OnId&& on_id, OnStr&& on_str) {
+  on_str(rec[0]);
+  const uint32_t vlen = info_vlen(rec[1]);
+  switch (info_kind(rec[1])) {
     case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
-    case Kind::Func: case Kind::FuncProto: case Kind::Var: case Kind::DeclTag: case Kind::TypeTag:
-      fn(rec[2]);
-      break;
-    default:
-      break;
-  }
-  switch (k) {
-    case Kind::Array:
-      fn(rec[3]);
-      fn(rec[4]);
-      break;
-    case Kind::Struct: case Kind::Union:
-      for (uint32_t i = 0; i < vlen; ++i) fn(rec[4 + 3 * i]);
+    case Kind::Func: case Kind::Var: case Kind::DeclTag: case Kind::TypeTag:
+      on_id(rec[2]);
       break;
     case Kind::FuncProto:
-      for (uint32_t i = 0; i < vlen; ++i) fn(rec[4 + 2 * i]);
+      on_id(rec[2]);
+      for (uint32_t i = 0; i < vlen; ++i) {
+        on_str(rec[3 + 2 * i]);
+        on_id(rec[4 + 2 * i]);
+      }
+      break;
+    case Kind::Array:
+      on_id(rec[3]);
+      on_id(rec[4]);
+      break;
+    case Kind::Struct: case Kind::Union:
+      for (uint32_t i = 0; i < vlen; ++i) {
+        on_str(rec[3 + 3 * i]);
+        on_id(rec[4 + 3 * i]);
+      }
+      break;
+    case Kind::Enum:
+      for (uint32_t i = 0; i < vlen; ++i) on_str(rec[3 + 2 * i]);
+      break;
+    case Kind::Enum64:
+      for (uint32_t i = 0; i < vlen; ++i) on_str(rec[3 + 3 * i]);
       break;
     case Kind::Datasec:
-      for (uint32_t i = 0; i < vlen; ++i) fn(rec[3 + 3 * i]);
+      for (uint32_t i = 0; i < vlen; ++i) on_id(rec[3 + 3 * i]);
       break;
     default:
       break;
   }
 }
 
-// Calls fn on every word of the record that holds a string offset.
+// Calls fn(uint32_t&) (or fn(const uint32_t&)) for every word of the record
+// at `rec` that holds a type id, in record order.
+template <typename Word, typename Fn>
+inline void visit_type_id_words(Word* rec, Fn&& fn) {
+  visit_record_words(rec, fn, [](auto&) {});
+}
+
+// Calls fn on every word of the record that holds a string offset, in
+// record order (the order of first reference dedup keeps).
 template <typename Word, typename Fn>
 inline void visit_str_off_words(Word* rec, Fn&& fn) {
-  fn(rec[0]);
-  uint32_t vlen = info_vlen(rec[1]);
-  switch (info_kind(rec[1])) {
-    case Kind::Struct: case Kind::Union: case Kind::Enum64:
-      for (uint32_t i = 0; i < vlen; ++i) fn(rec[3 + 3 * i]);
-      break;
-    case Kind::Enum: case Kind::FuncProto:
-      for (uint32_t i = 0; i < vlen; ++i) fn(rec[3 + 2 * i]);
-      break;
-    default:
-      break;
-  }
+  visit_record_words(rec, [](auto&) {}, fn);
 }
 
 // ---- String table ----------------------------------------------------------

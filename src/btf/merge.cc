@@ -61,57 +61,22 @@ struct Shift {
   uint32_t shared_size;
 };
 
-// Shifts the ids and string offsets of one record in place, in one switch
-// on its kind that visits the same words as visit_type_id_words and
-// visit_str_off_words (going through those, one call per word with its
-// checks, was most of merging); false if a word is out of range, which the
-// caller then reports through the visitors.
+// Shifts the ids and string offsets of one record in place, in one pass
+// (visit_record_words; going through the two visitors with their checks,
+// one call per word, was most of merging); false if a word is out of
+// range, which the caller then reports through the visitors.
 [[gnu::always_inline]] inline bool shift_record(uint32_t* rec, const Shift& s) {
   bool ok = true;
-  auto id = [&](uint32_t& r) {
-    if (r - 1 < s.id_limit) r += s.id_add;
-    else ok &= r == 0;
-  };
-  auto str = [&](uint32_t& o) {
-    if (o - 1 < s.str_limit) o += s.str_add;
-    else ok &= o == 0 || o - Btf::SHARED_STR_BASE < s.shared_size;
-  };
-  str(rec[0]);
-  const uint32_t vlen = info_vlen(rec[1]);
-  switch (info_kind(rec[1])) {
-    case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
-    case Kind::Func: case Kind::Var: case Kind::DeclTag: case Kind::TypeTag:
-      id(rec[2]);
-      break;
-    case Kind::FuncProto:
-      id(rec[2]);
-      for (uint32_t i = 0; i < vlen; ++i) {
-        str(rec[3 + 2 * i]);
-        id(rec[4 + 2 * i]);
-      }
-      break;
-    case Kind::Array:
-      id(rec[3]);
-      id(rec[4]);
-      break;
-    case Kind::Struct: case Kind::Union:
-      for (uint32_t i = 0; i < vlen; ++i) {
-        str(rec[3 + 3 * i]);
-        id(rec[4 + 3 * i]);
-      }
-      break;
-    case Kind::Enum:
-      for (uint32_t i = 0; i < vlen; ++i) str(rec[3 + 2 * i]);
-      break;
-    case Kind::Enum64:
-      for (uint32_t i = 0; i < vlen; ++i) str(rec[3 + 3 * i]);
-      break;
-    case Kind::Datasec:
-      for (uint32_t i = 0; i < vlen; ++i) id(rec[3 + 3 * i]);
-      break;
-    default:
-      break;
-  }
+  visit_record_words(
+      rec,
+      [&](uint32_t& r) {
+        if (r - 1 < s.id_limit) r += s.id_add;
+        else ok &= r == 0;
+      },
+      [&](uint32_t& o) {
+        if (o - 1 < s.str_limit) o += s.str_add;
+        else ok &= o == 0 || o - Btf::SHARED_STR_BASE < s.shared_size;
+      });
   return ok;
 }
 
