@@ -358,12 +358,12 @@ EncodeStats encode(const EncodeOptions& o) {
   set_jobs(o.jobs);
   tune_allocator(jobs());
   if (!is_batch(o)) return encode_file(o, o.input, o.detached_path, BaseInput{.path = o.base_path});
-  std::optional<btf::Btf> base;
-  if (!o.base_path.empty()) {
+  // Read and indexed for dedup once; every module's dedup starts from it.
+  BaseInput shared_base{.path = o.base_path};
+  if (shared_base.wanted()) {
     PhaseTimer t("base");
-    base = btf::read_file(o.base_path);
+    shared_base.complete();
   }
-  const btf::Btf* base_ptr = base ? &*base : nullptr;
 
   std::vector<std::string> files = batch_inputs(o.inputs);
   std::vector<std::string> outputs(files.size());
@@ -390,15 +390,12 @@ EncodeStats encode(const EncodeOptions& o) {
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
 
-  // Every module's dedup starts from the base's index: built once.
-  std::optional<btf::DedupBase> prepared;
-  if (base_ptr) prepared.emplace(*base_ptr);
   std::vector<EncodeStats> per(files.size());
   std::vector<std::string> errors(files.size());
   parallel_for(files.size(), [&](size_t k) {
     size_t i = order[k];
     try {
-      per[i] = encode_file(o, files[i], outputs[i], BaseInput{.btf = base_ptr, .prepared = prepared ? &*prepared : nullptr});
+      per[i] = encode_file(o, files[i], outputs[i], BaseInput{.btf = shared_base.btf, .prepared = shared_base.prepared});
     } catch (const Error& e) {
       errors[i] = e.what();
     } catch (const std::bad_alloc&) {
