@@ -69,9 +69,9 @@ std::vector<std::vector<size_t>> group_units(const std::vector<dwarf::Unit>& uni
 struct BaseInput {
   const btf::Btf* btf = nullptr;
   const btf::DedupBase* prepared = nullptr;
-  std::string path;  // read when `btf` is null; empty: no base
-  std::optional<btf::Btf> read;
-  std::optional<btf::DedupBase> index;
+  std::string path{};  // read when `btf` is null; empty: no base
+  std::optional<btf::Btf> read{};
+  std::optional<btf::DedupBase> index{};
 
   bool wanted() const { return btf || !path.empty(); }
   // Reads and indexes what is missing (one task of the read phase).
