@@ -10,12 +10,12 @@
 
 namespace btfc::dwarf {
 
-DieCursor::DieCursor(const DwarfFile& file, const Unit& unit) : file_(&file), unit_(&unit), r_(unit.reader) {
+DieCursor::DieCursor(const DwarfFile&, const Unit& unit) : unit_(&unit), r_(unit.reader) {
   r_.seek(unit.die_offset - unit.offset);
   expect_end_[0] = 0;
 }
 
-DieCursor::DieCursor(const DwarfFile& file, const Die& die) : file_(&file), unit_(die.unit), r_(die.unit->reader) {
+DieCursor::DieCursor(const DwarfFile&, const Die& die) : unit_(die.unit), r_(die.unit->reader) {
   r_.seek(die.section_offset() - die.unit->offset);
   expect_end_[0] = 0;
 }

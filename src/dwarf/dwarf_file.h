@@ -275,6 +275,8 @@ class DieCursor {
  public:
   static constexpr unsigned kMaxDepth = 1024;
 
+  // `file` names the DWARF the unit belongs to; the cursor reads only the
+  // unit's own bytes and abbreviations, so it keeps no reference to it.
   DieCursor(const DwarfFile& file, const Unit& unit);
   // Starts at `die` (which must be in `unit`): its subtree is walked.
   DieCursor(const DwarfFile& file, const Die& die);
@@ -314,7 +316,6 @@ class DieCursor {
   [[noreturn]] void fail_code(uint64_t off, uint64_t code);
   [[noreturn]] void fail_sibling(uint64_t off, uint64_t sib);
 
-  const DwarfFile* file_;
   const Unit* unit_;
   Reader r_;
   const Abbrev* pending_ = nullptr;  // last returned DIE, attributes not yet skipped
@@ -322,7 +323,6 @@ class DieCursor {
   uint64_t pending_end_ = 0;         // where they end, if set_attrs_end() said so
   uint64_t last_offset_ = 0;         // section offset of the last returned DIE
   uint64_t last_sibling_ = 0;        // its DW_AT_sibling (section offset) or 0
-  bool last_children_ = false;
   unsigned depth_ = 0;
   unsigned level_ = 0;               // depth of the next entry
   bool done_ = false;
