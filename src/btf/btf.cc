@@ -74,13 +74,19 @@ void StringTable::index(uint32_t off, uint64_t h) {
   }
 }
 
-void StringTable::assign(std::span<const uint8_t> bytes) {
+void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
   data_.assign(bytes.begin(), bytes.end());
+  slots_ = {};
+  count_ = 0;
+  no_index_ = true;
+}
+
+void StringTable::build_index() {
   slots_.clear();
   count_ = 0;
-  dropped_ = false;
+  no_index_ = false;
   size_t n = 0;
-  for (uint8_t c : bytes) n += c == 0;
+  for (char c : data_) n += c == 0;
   slots_.assign(1024, Slot{});
   while (slots_.size() < n * 2 + 2) slots_.resize(slots_.size() * 2);
   // The reader has checked the bytes end with NUL.
@@ -94,11 +100,11 @@ void StringTable::assign(std::span<const uint8_t> bytes) {
 void StringTable::drop_index() {
   slots_ = {};
   count_ = 0;
-  dropped_ = true;
+  no_index_ = true;
 }
 
 std::optional<uint32_t> StringTable::find(std::string_view s, uint64_t h) const {
-  if (dropped_) throw Error("internal: a string table's index was dropped, then looked up");
+  if (no_index_) throw Error("internal: a string table without its index (dropped or not built yet) was looked up");
   if (slots_.empty()) return std::nullopt;
   size_t mask = slots_.size() - 1;
   uint32_t tag = tag_of(h);
@@ -110,7 +116,7 @@ std::optional<uint32_t> StringTable::find(std::string_view s, uint64_t h) const 
 }
 
 uint32_t StringTable::add(std::string_view s, uint64_t h) {
-  if (dropped_) throw Error("internal: a string table's index was dropped, then added to");
+  if (no_index_) throw Error("internal: a string table without its index (dropped or not built yet) was added to");
   if (slots_.empty()) grow();
   if ((count_ + 1) * 2 > slots_.size()) grow();
   size_t mask = slots_.size() - 1;
@@ -234,7 +240,7 @@ void Btf::reserve_records(size_t types, size_t words) {
 void Btf::assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, std::span<const uint8_t> strings) {
   words_ = std::move(words);
   offsets_ = std::move(offsets);
-  strings_.assign(strings);
+  strings_.assign_unindexed(strings);
   shared_ = {};  // every offset now points into `strings`
 }
 

@@ -297,7 +297,15 @@ class StringTable {
 
   // Takes raw string-section bytes as they are (duplicates kept, so writing
   // them back gives the same bytes) and indexes every string in them.
-  void assign(std::span<const uint8_t> bytes);
+  void assign(std::span<const uint8_t> bytes) {
+    assign_unindexed(bytes);
+    build_index();
+  }
+  // The same in two steps, for the reader, which checks a table's records
+  // (reading its strings) while the index is built: until build_index(),
+  // add() and find() throw. The bytes must end with NUL.
+  void assign_unindexed(std::span<const uint8_t> bytes);
+  void build_index();
 
   // Offset of `s`, appending it if it is new. `s` must not contain NUL.
   uint32_t add(std::string_view s) { return add(s, hash(s)); }
@@ -346,7 +354,7 @@ class StringTable {
   std::vector<char> data_;
   std::vector<Slot> slots_;
   uint32_t count_ = 0;
-  bool dropped_ = false;
+  bool no_index_ = false;
 };
 
 // ---- The type table --------------------------------------------------------
@@ -529,8 +537,11 @@ class Btf {
   // the absolute offset of their first byte.
   uint32_t append_strings_raw(std::span<const char> bytes);
 
-  // Used by the reader: takes validated words and strings.
+  // Used by the reader: takes the words and the string bytes, whose index
+  // index_strings() builds (the reader does so beside its checks, which
+  // read the strings but never look one up).
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, std::span<const uint8_t> strings);
+  void index_strings() { strings_.build_index(); }
   // Used by dedup: takes the records and the string table it built.
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings);
 

@@ -465,13 +465,21 @@ struct DedupBase::Impl {
   }
 };
 
-DedupBase::DedupBase(const Btf& base)
-    : impl_(new Impl{base, CandidateIndex(1024), UniqueNames(base.end_id()), {}, {}}) {
-  index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
-  for (uint32_t id = 1; id < base.end_id(); ++id) {
-    const uint32_t* r = base.record(id);
-    if (is_composite(kind_of(r))) impl_->composites.add(r[0], id);
-  }
+// The two indexes read the base and nothing else: built side by side (a
+// single module's dedup waits for them).
+DedupBase::DedupBase(const Btf& base) : impl_(new Impl{base, CandidateIndex(1024), UniqueNames(0), {}, {}}) {
+  parallel_for(2, [&](size_t k) {
+    if (k == 0) {
+      index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
+      return;
+    }
+    UniqueNames composites(base.end_id());
+    for (uint32_t id = 1; id < base.end_id(); ++id) {
+      const uint32_t* r = base.record(id);
+      if (is_composite(kind_of(r))) composites.add(r[0], id);
+    }
+    impl_->composites = std::move(composites);
+  });
 }
 DedupBase::~DedupBase() = default;
 const Btf& DedupBase::base() const { return impl_->base; }
