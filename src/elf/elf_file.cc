@@ -106,27 +106,19 @@ void ElfFile::parse_header() {
     Reader h = all.sub(shoff + i * shentsize, shentsize);
     Section s;
     s.index = static_cast<uint32_t>(i);
+    // Elf32_Shdr and Elf64_Shdr differ only in the width of the address-
+    // and size-like fields (sh_flags, sh_addr, ... sh_entsize).
+    auto word = [&]() -> uint64_t { return is_64_ ? h.u64() : h.u32(); };
     uint32_t name = h.u32();
     s.type = h.u32();
-    if (is_64_) {
-      s.flags = h.u64();
-      s.addr = h.u64();
-      s.offset = h.u64();
-      s.size = h.u64();
-      s.link = h.u32();
-      s.info = h.u32();
-      s.addralign = h.u64();
-      s.entsize = h.u64();
-    } else {
-      s.flags = h.u32();
-      s.addr = h.u32();
-      s.offset = h.u32();
-      s.size = h.u32();
-      s.link = h.u32();
-      s.info = h.u32();
-      s.addralign = h.u32();
-      s.entsize = h.u32();
-    }
+    s.flags = word();
+    s.addr = word();
+    s.offset = word();
+    s.size = word();
+    s.link = h.u32();
+    s.info = h.u32();
+    s.addralign = word();
+    s.entsize = word();
     return std::make_pair(s, name);
   };
 
