@@ -466,8 +466,11 @@ struct DedupBase::Impl {
 };
 
 // The two indexes read the base and nothing else: built side by side (a
-// single module's dedup waits for them).
-DedupBase::DedupBase(const Btf& base) : impl_(new Impl{base, CandidateIndex(1024), UniqueNames(0), {}, {}}) {
+// single module's dedup waits for them). The candidate index is sized for
+// every base type at once rather than grown to it (the order of its chains
+// does not depend on its size): no rehashing on the way.
+DedupBase::DedupBase(const Btf& base)
+    : impl_(new Impl{base, CandidateIndex(base.end_id()), UniqueNames(0), {}, {}}) {
   parallel_for(2, [&](size_t k) {
     if (k == 0) {
       index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
