@@ -211,13 +211,12 @@ std::string_view Btf::str(uint32_t off) const {
   return strings_.at(off - start_str_off_);
 }
 
-const uint32_t* Btf::record(TypeId id) const {
+const uint32_t* Btf::record_elsewhere(TypeId id) const {
   if (id < start_id_) {
     if (!base_ || id == 0) throw Error("BTF type id " + std::to_string(id) + " has no record");
     return base_->record(id);
   }
-  if (id - start_id_ >= offsets_.size()) throw Error("BTF type id " + std::to_string(id) + " out of range");
-  return words_.data() + offsets_[id - start_id_];
+  throw Error("BTF type id " + std::to_string(id) + " out of range");
 }
 
 TypeView Btf::type(TypeId id) const {

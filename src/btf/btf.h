@@ -418,7 +418,13 @@ class Btf {
   // `id` in [1, end_id()) (base ids reach into the base); throws otherwise.
   TypeView type(TypeId id) const;
   Kind kind(TypeId id) const { return info_kind(record(id)[1]); }
-  const uint32_t* record(TypeId id) const;
+  // An own id in a few instructions here (checks read every record of a
+  // table, and a module's base has 100k); base ids and errors out of line.
+  const uint32_t* record(TypeId id) const {
+    if (id >= start_id_ && id - start_id_ < offsets_.size()) [[likely]]
+      return words_.data() + offsets_[id - start_id_];
+    return record_elsewhere(id);
+  }
   // Own ids only (start_id() <= id < end_id()).
   uint32_t* mutable_record(TypeId id) { return words_.data() + offsets_[id - start_id_]; }
   // All own records, back to back, and the word offset of each.
@@ -551,6 +557,7 @@ class Btf {
   void drop_string_index() { strings_.drop_index(); }
 
  private:
+  const uint32_t* record_elsewhere(TypeId id) const;  // record() of a base id, or the error
   TypeId push(uint32_t name_off, uint32_t info, uint32_t size_or_type);
   uint32_t* last(Kind a, Kind b, const char* what);
   uint32_t name_or_throw(std::string_view name, const char* what);
