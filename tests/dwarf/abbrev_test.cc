@@ -84,11 +84,8 @@ std::vector<std::string> our_table(const AbbrevTable& t) {
   for (const Abbrev& a : t.abbrevs()) {
     std::string line = tag_name(a.tag) + (a.has_children ? " yes" : " no");
     for (const AttrSpec& s : a.specs()) {
-      // Appended piece by piece: `" " + string` here trips GCC 12's false
-      // -Wrestrict (a memcpy "overlap" of 2^63 bytes, GCC bug 105329).
-      line += ' ';
-      line += form_name(s.form);
-      if (s.form == DW_FORM_implicit_const) line += '=' + std::to_string(s.implicit_const);
+      line += " " + form_name(s.form);
+      if (s.form == DW_FORM_implicit_const) line += "=" + std::to_string(s.implicit_const);
     }
     out.push_back(line);
   }

@@ -73,10 +73,8 @@ class LanguageUnits : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     std::string objs;
-    for (std::string std : {"c89", "c99", "c11"}) {
-      objs += ' ';  // not `" " + compile_c(...)`: GCC 12's false -Wrestrict (bug 105329)
-      objs += compile_c("lang_" + std, "struct in_" + std + " { int a; } v_" + std + ";\n", "gcc -std=" + std + " -g -c");
-    }
+    for (std::string std : {"c89", "c99", "c11"})
+      objs += " " + compile_c("lang_" + std, "struct in_" + std + " { int a; } v_" + std + ";\n", "gcc -std=" + std + " -g -c");
     std::string dir = scratch_dir();
     RunResult r = run("printf 'struct in_cxx { int a; } v_cxx;\\n' > " + dir + "/lang_cxx.cc && g++ -g -c " + dir +
                       "/lang_cxx.cc -o " + dir + "/lang_cxx.o && printf '.globl f\\nf: ret\\n' > " + dir +
