@@ -19,7 +19,7 @@ using namespace btfc;
 namespace {
 
 void walk(const dwarf::DwarfFile& dw, const dwarf::Unit& unit) {
-  dwarf::DieCursor cursor(dw, unit);
+  dwarf::DieCursor cursor(unit);
   dwarf::Die die;
   size_t steps = 0;
   while (cursor.next(die)) {

@@ -579,7 +579,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
     f.first_tag = static_cast<uint32_t>(out.tags.size());
     bool named = true, varargs = false;
     if (die.has_children) {
-      DieCursor kids(dw, die);
+      DieCursor kids(die);
       Die kid;
       kids.next(kid);
       int param_idx = -1;  // index of the parameter whose children are being read
@@ -721,7 +721,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
   if (subprograms) {
     for (const Die& die : *subprograms) add(die, [] {});
   } else {
-    DieCursor cursor(dw, unit);
+    DieCursor cursor(unit);
     Die die;
     while (cursor.next(die)) {
       if (cursor.depth() == 0) continue;

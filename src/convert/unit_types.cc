@@ -367,7 +367,7 @@ inline Die UnitTypes::item_die(const Item& item, const Unit& unit) {
 void UnitTypes::number_unit() {
   const DwarfFile& dw = ctx_.dwarf;
   const Unit& unit = ctx_.unit;
-  DieCursor cursor(dw, unit);
+  DieCursor cursor(unit);
   struct Open {
     unsigned depth;
     int64_t slot;        // index into slots_ of a type to number when it closes, -1 otherwise
@@ -793,7 +793,7 @@ void UnitTypes::emit(const Pending& p) {
 void UnitTypes::typedef_tags(const Die& die, TypeId self) {
   if (!die.has_children || !ctx_.options.decl_tag) return;
   const DwarfFile& dw = ctx_.dwarf;
-  DieCursor c(dw, die);
+  DieCursor c(die);
   Die child;
   while (c.next(child)) {
     if (c.depth() == 0) continue;
@@ -864,7 +864,7 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
   // struct's walk once did (gcc's members have none).
   auto member_children = [&](const Die& member) {
     if (!member.has_children) return;
-    DieCursor c(dw, member);
+    DieCursor c(member);
     Die ann;
     while (c.next(ann)) {
       if (c.depth() == 0) continue;
@@ -975,7 +975,7 @@ void UnitTypes::emit_enum(const Die& die, const TypeAttrs& a) {
   uint32_t size = a.byte_size() ? static_cast<uint32_t>(*a.byte_size()) : 4;
   enumerators_.clear();
   if (die.has_children) {
-    DieCursor c(dw, die);
+    DieCursor c(die);
     Die child;
     Quick q;
     const UnitBytes ub(*die.unit);
@@ -1047,7 +1047,7 @@ void UnitTypes::emit_array(const Die& die, const TypeAttrs& a) {
   uint32_t nelems = 1;
   unsigned dims = 0;
   if (die.has_children) {
-    DieCursor c(dw, die);
+    DieCursor c(die);
     Die child;
     while (c.next(child)) {
       if (c.depth() == 0) continue;
@@ -1108,7 +1108,7 @@ UnitTypes::ItemList UnitTypes::items_of(const Pending& p) {
   if (p.first_item != kNoItems) return {items_.data(), p.first_item, p.num_items};
   walked_items_.clear();
   if (p.die.has_children) {
-    DieCursor c(ctx_.dwarf, p.die);
+    DieCursor c(p.die);
     Die child;
     while (c.next(child)) {
       if (c.depth() == 0) continue;

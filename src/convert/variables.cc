@@ -176,7 +176,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
     const btf::TypeId var =
         table.add_var(name, type, a.external ? btf::VarLinkage::GlobalAllocated : btf::VarLinkage::Static);
     if (options.decl_tag && decl.has_children) {
-      DieCursor kids(dw, decl);
+      DieCursor kids(decl);
       Die kid;
       kids.next(kid);
       while (kids.next(kid)) {
@@ -196,7 +196,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
     for (const Die& die : *variables) add(die, [] {});
     return;
   }
-  DieCursor cursor(dw, unit);
+  DieCursor cursor(unit);
   Die die;
   while (cursor.next(die)) {
     if (cursor.depth() == 0) continue;

@@ -10,12 +10,12 @@
 
 namespace btfc::dwarf {
 
-DieCursor::DieCursor(const DwarfFile&, const Unit& unit) : unit_(&unit), r_(unit.reader) {
+DieCursor::DieCursor(const Unit& unit) : unit_(&unit), r_(unit.reader) {
   r_.seek(unit.die_offset - unit.offset);
   expect_end_[0] = 0;
 }
 
-DieCursor::DieCursor(const DwarfFile&, const Die& die) : unit_(die.unit), r_(die.unit->reader) {
+DieCursor::DieCursor(const Die& die) : unit_(die.unit), r_(die.unit->reader) {
   r_.seek(die.section_offset() - die.unit->offset);
   expect_end_[0] = 0;
 }
@@ -95,7 +95,7 @@ void DieCursor::skip_children() {
 
 void decode_unit(const DwarfFile& file, const Unit& unit, std::vector<uint64_t>& counts) {
   counts.assign(unit.abbrevs->size(), 0);
-  DieCursor cursor(file, unit);
+  DieCursor cursor(unit);
   Die die;
   Attr attr;
   while (cursor.next(die)) {

@@ -6,7 +6,7 @@
 //   dwarf::DwarfFile dw(*elf);                  // unit headers, abbreviations, root DIEs
 //   parallel_for(dw.units().size(), [&](size_t i) {
 //     const dwarf::Unit& unit = dw.units()[i];
-//     dwarf::DieCursor cursor(dw, unit);
+//     dwarf::DieCursor cursor(unit);
 //     dwarf::Die die;
 //     while (cursor.next(die)) {                 // depth-first; cursor.depth() is 0 for the root
 //       if (die.tag == DW_TAG_subprogram) { cursor.skip_children(); continue; }
@@ -275,11 +275,10 @@ class DieCursor {
  public:
   static constexpr unsigned kMaxDepth = 1024;
 
-  // `file` names the DWARF the unit belongs to; the cursor reads only the
-  // unit's own bytes and abbreviations, so it keeps no reference to it.
-  DieCursor(const DwarfFile& file, const Unit& unit);
-  // Starts at `die` (which must be in `unit`): its subtree is walked.
-  DieCursor(const DwarfFile& file, const Die& die);
+  // The cursor reads only the unit's own bytes and abbreviations.
+  explicit DieCursor(const Unit& unit);
+  // Starts at `die`: its subtree is walked.
+  explicit DieCursor(const Die& die);
   DieCursor(const DieCursor&) = delete;
   DieCursor& operator=(const DieCursor&) = delete;
 

@@ -31,7 +31,7 @@ class Builder {
   Builder(const DwarfFile& dw, const Unit& unit, Table& t) : dw_(dw), unit_(unit), t_(t) {}
 
   void run() {
-    DieCursor cur(dw_, unit_);
+    DieCursor cur(unit_);
     Die die;
     size_t top = 0;  // frames in use
     while (cur.next(die)) {

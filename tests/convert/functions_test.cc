@@ -135,7 +135,7 @@ void patch_first_param_reg(const std::string& path, const std::string& function)
     auto elf = elf::ElfFile::open(path);
     dwarf::DwarfFile dw(*elf);
     for (const dwarf::Unit& u : dw.units()) {
-      dwarf::DieCursor c(dw, u);
+      dwarf::DieCursor c(u);
       dwarf::Die d;
       bool in_function = false;
       while (c.next(d)) {

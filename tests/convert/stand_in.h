@@ -75,7 +75,7 @@ class StandInTypes : public convert::TypeLookup {
       }
       case DW_TAG_array_type: {
         uint32_t n = 1;
-        DieCursor c(dw_, d);
+        DieCursor c(d);
         Die k;
         c.next(k);
         while (c.next(k)) {
@@ -93,7 +93,7 @@ class StandInTypes : public convert::TypeLookup {
       case DW_TAG_subroutine_type: {
         std::vector<btf::TypeId> params;
         bool varargs = false;
-        DieCursor c(dw_, d);
+        DieCursor c(d);
         Die k;
         c.next(k);
         while (c.next(k)) {

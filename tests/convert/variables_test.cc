@@ -129,7 +129,7 @@ TEST(Variables, RelocationSectionMatchesSymbolTable) {
       by_symbol[std::string(s.name.substr(0, s.name.find('.')))] = s.shndx;
   size_t checked = 0;
   for (const dwarf::Unit& u : dw.units()) {
-    dwarf::DieCursor c(dw, u);
+    dwarf::DieCursor c(u);
     dwarf::Die d;
     while (c.next(d)) {
       if (d.tag != dwarf::DW_TAG_variable) continue;

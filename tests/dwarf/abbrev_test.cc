@@ -145,7 +145,7 @@ TEST(AbbrevTable, SharedDeclarationsMatchLlvmDwarfdump) {
   }
   std::string walked;
   for (const Unit& u : dw.units()) {
-    DieCursor c(dw, u);
+    DieCursor c(u);
     Die d;
     char buf[32];
     while (c.next(d)) {

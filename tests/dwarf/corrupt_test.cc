@@ -425,7 +425,7 @@ std::string type_attrs_error(const Input& in) {
     std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::parse(bytes, "t.o");
     DwarfFile dw(*elf);
     for (const Unit& u : dw.units()) {
-      DieCursor c(dw, u);
+      DieCursor c(u);
       Die d;
       while (c.next(d)) dw.type_attrs(d);
     }

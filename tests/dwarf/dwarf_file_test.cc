@@ -59,7 +59,7 @@ Walked open(const std::string& path) {
 // The first DIE with this tag and name, searching all units.
 std::optional<Die> find(const DwarfFile& dw, uint32_t tag, std::string_view name) {
   for (const Unit& u : dw.units()) {
-    DieCursor c(dw, u);
+    DieCursor c(u);
     Die d;
     while (c.next(d))
       if (d.tag == tag && dw.attrs(d).name == name) return d;
@@ -115,7 +115,7 @@ TEST(DwarfFile, MemberLayoutMatchesTheCompiler) {
     Attrs ta = w.dw->attrs(*task);
     EXPECT_EQ(ta.byte_size, size) << cmd;
     std::map<std::string, Attrs> members;
-    DieCursor c(*w.dw, *task);
+    DieCursor c(*task);
     Die d;
     while (c.next(d))
       if (c.depth() == 1 && d.tag == DW_TAG_member) {
@@ -197,7 +197,7 @@ TEST(DwarfFile, TypeAttrsMatchTheCompiler) {
     ASSERT_TRUE(ab) << cmd;
     EXPECT_EQ(dw.type_attrs(*ab).byte_size(), size) << cmd;
     std::map<std::string, TypeAttrs> members;
-    DieCursor c(dw, *ab);
+    DieCursor c(*ab);
     Die d;
     size_t fixed = 0, inline_name = 0;
     while (c.next(d))
@@ -224,7 +224,7 @@ TEST(DwarfFile, TypeAttrsMatchTheCompiler) {
     ASSERT_TRUE(members["b"].type()) << cmd;
     Die array = dw.die_at(*members["b"].type());
     ASSERT_EQ(array.tag, DW_TAG_array_type) << cmd;
-    DieCursor ac(dw, array);
+    DieCursor ac(array);
     std::optional<int64_t> elems;
     while (ac.next(d))
       if (d.tag == DW_TAG_subrange_type) {
@@ -236,7 +236,7 @@ TEST(DwarfFile, TypeAttrsMatchTheCompiler) {
     std::optional<Die> e = find(dw, DW_TAG_enumeration_type, "e");
     ASSERT_TRUE(e) << cmd;
     std::map<std::string, int64_t> values;
-    DieCursor ec(dw, *e);
+    DieCursor ec(*e);
     while (ec.next(d))
       if (d.tag == DW_TAG_enumerator) {
         TypeAttrs t = dw.type_attrs(d);
@@ -249,7 +249,7 @@ TEST(DwarfFile, TypeAttrsMatchTheCompiler) {
 
     size_t dies = 0;
     for (const Unit& u : dw.units()) {
-      DieCursor all(dw, u);
+      DieCursor all(u);
       while (all.next(d)) {
         expect_same(dw.type_attrs(d), dw.attrs(d), std::string(cmd) + " DIE " + hex(d.offset));
         dies++;
@@ -292,13 +292,13 @@ TEST(DwarfFile, SkipChildrenVisitsTheSameTopLevelDies) {
   const Unit& u = w.dw->units()[0];
   std::vector<uint64_t> full, skipped;
   {
-    DieCursor c(*w.dw, u);
+    DieCursor c(u);
     Die d;
     while (c.next(d))
       if (c.depth() == 1) full.push_back(d.offset);
   }
   {
-    DieCursor c(*w.dw, u);
+    DieCursor c(u);
     Die d;
     while (c.next(d)) {
       if (c.depth() == 1) skipped.push_back(d.offset);
@@ -308,7 +308,7 @@ TEST(DwarfFile, SkipChildrenVisitsTheSameTopLevelDies) {
   EXPECT_EQ(skipped, full);
   EXPECT_GT(full.size(), 5u);
   // Every offset leads back to the same DIE through die_at.
-  DieCursor c(*w.dw, u);
+  DieCursor c(u);
   Die d;
   while (c.next(d)) {
     Die again = w.dw->die_at(d.offset);
@@ -338,7 +338,7 @@ TEST(DwarfFile, CursorOffsetsMatchLlvmDwarfdump) {
     }
     std::string ours;
     for (const Unit& u : w.dw->units()) {
-      DieCursor c(*w.dw, u);
+      DieCursor c(u);
       Die d;
       char buf[32];
       while (c.next(d)) {
@@ -389,7 +389,7 @@ TEST(DwarfFile, LtoCrossUnitReferencesResolve) {
   Walked w = open(exe);
   size_t cross = 0;
   for (const Unit& u : w.dw->units()) {
-    DieCursor c(*w.dw, u);
+    DieCursor c(u);
     Die d;
     Attr at;
     while (c.next(d))
@@ -415,7 +415,7 @@ TEST(DwarfFile, DwzAlternateReferencesResolve) {
   EXPECT_FALSE(w.dw->alt_units().empty());
   size_t alt_refs = 0;
   for (const Unit& u : w.dw->units()) {
-    DieCursor c(*w.dw, u);
+    DieCursor c(u);
     Die d;
     Attr at;
     while (c.next(d))
@@ -433,7 +433,7 @@ TEST(DwarfFile, DwzAlternateReferencesResolve) {
   std::optional<Die> task = find(*w.dw, DW_TAG_structure_type, "task");
   size_t alt_strings = 0;
   for (const Unit& u : w.dw->units()) {
-    DieCursor c(*w.dw, u);
+    DieCursor c(u);
     Die d;
     Attr at;
     while (c.next(d))
@@ -446,7 +446,7 @@ TEST(DwarfFile, DwzAlternateReferencesResolve) {
   EXPECT_GT(alt_strings, 0u);
   if (!task) {
     for (const Unit& u : w.dw->alt_units()) {
-      DieCursor c(*w.dw, u);
+      DieCursor c(u);
       Die d;
       while (c.next(d) && !task)
         if (d.tag == DW_TAG_structure_type && w.dw->attrs(d).name == "task") task = d;
