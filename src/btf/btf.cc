@@ -76,9 +76,7 @@ void StringTable::index(uint32_t off, uint64_t h) {
 
 void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
   data_.assign(bytes.begin(), bytes.end());
-  slots_ = {};
-  count_ = 0;
-  no_index_ = true;
+  drop_index();
 }
 
 void StringTable::build_index() {
