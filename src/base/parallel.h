@@ -20,6 +20,18 @@ unsigned jobs();
 
 void parallel_for(size_t n, const std::function<void(size_t)>& body);
 
+// parallel_for over [begin, end) cut into consecutive ranges of `chunk`
+// indexes (the last may be shorter): body(lo, hi) for each, so that a
+// loop over millions of ids costs a task per range, not per id.
+template <typename Body>
+void parallel_for_ranges(size_t begin, size_t end, size_t chunk, Body&& body) {
+  if (end <= begin) return;
+  parallel_for((end - begin + chunk - 1) / chunk, [&](size_t c) {
+    const size_t lo = begin + c * chunk;
+    body(lo, end - lo < chunk ? end : lo + chunk);
+  });
+}
+
 // As parallel_for, but items start in index order: each thread takes the
 // lowest item not yet started. For loops whose results are consumed in
 // order while the loop runs, and whose last items should start last.

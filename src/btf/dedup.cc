@@ -617,8 +617,7 @@ class Deduper {
     // Own ids: fresh pages for a big table, so filled in parallel.
     const uint32_t* words = btf_.words().data();
     const uint32_t* offsets = btf_.offsets().data();
-    parallel_for((end_ - start_ + kIdChunk - 1) / kIdChunk, [&](size_t c) {
-      uint32_t lo = start_ + static_cast<uint32_t>(c) * kIdChunk, hi = std::min(end_, lo + kIdChunk);
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
       for (uint32_t id = lo; id < hi; ++id) {
         rec_[id] = words + offsets[id - start_];
         Kind k = kind_of(rec_[id]);
@@ -814,18 +813,13 @@ class Deduper {
   // Calls fn(lo, hi) for consecutive ranges of own ids, in parallel.
   template <typename Fn>
   void for_id_chunks(Fn&& fn, uint32_t chunk = kIdChunk) {
-    parallel_for((end_ - start_ + chunk - 1) / chunk, [&](size_t c) {
-      uint32_t lo = start_ + static_cast<uint32_t>(c) * chunk;
-      fn(lo, std::min(end_, lo + chunk));
+    parallel_for_ranges(start_, end_, chunk, [&](size_t lo, size_t hi) {
+      fn(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi));
     });
   }
 
   void compute_signatures() {
-    uint32_t n = end_ - start_;
-    size_t chunks = (n + 4095) / 4096;
-    parallel_for(chunks, [&](size_t c) {
-      uint32_t lo = start_ + static_cast<uint32_t>(c * 4096);
-      uint32_t hi = std::min(end_, lo + 4096);
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
       for (uint32_t id = lo; id < hi; ++id) {
         const uint32_t* r = rec(id);
         switch (kind_of(r)) {
@@ -836,7 +830,7 @@ class Deduper {
           default: break;
         }
       }
-    });
+    }, 4096);
   }
 
   // ---- pass 2 ----
@@ -1204,9 +1198,8 @@ class Deduper {
       id_map->resize(end_);
       // What a reference to the id becomes (a base FWD resolved to a new
       // struct gives that struct).
-      parallel_for((end_ + kIdChunk - 1) / kIdChunk, [&](size_t c) {
-        uint32_t lo = static_cast<uint32_t>(c) * kIdChunk, hi = std::min(end_, lo + kIdChunk);
-        for (uint32_t id = lo; id < hi; ++id) (*id_map)[id] = new_id(resolve(id));
+      parallel_for_ranges(0, end_, kIdChunk, [&](size_t lo, size_t hi) {
+        for (size_t id = lo; id < hi; ++id) (*id_map)[id] = new_id(resolve(static_cast<uint32_t>(id)));
       });
     }
     // The new string table as the string pass built it, index and all.

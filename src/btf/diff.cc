@@ -119,11 +119,8 @@ class Differ {
 
   void compute_local(Side& s) {
     s.local.assign(s.end, VOID_COLOR);
-    size_t chunks = (s.end + 4095) / 4096;
-    parallel_for(chunks, [&](size_t c) {
-      uint32_t lo = std::max<uint32_t>(1, static_cast<uint32_t>(c * 4096));
-      uint32_t hi = std::min<uint32_t>(s.end, static_cast<uint32_t>((c + 1) * 4096));
-      for (uint32_t id = lo; id < hi; ++id) s.local[id] = own_fields(s.btf, id);
+    parallel_for_ranges(1, s.end, 4096, [&](size_t lo, size_t hi) {
+      for (size_t id = lo; id < hi; ++id) s.local[id] = own_fields(s.btf, static_cast<uint32_t>(id));
     });
   }
 
@@ -204,9 +201,7 @@ class Differ {
   }
 
   static void sweep(const Side& s, const std::vector<uint64_t>& old, std::vector<uint64_t>& out) {
-    size_t chunks = (s.refined.size() + 4095) / 4096;
-    parallel_for(chunks, [&](size_t c) {
-      size_t lo = c * 4096, hi = std::min(s.refined.size(), lo + 4096);
+    parallel_for_ranges(0, s.refined.size(), 4096, [&](size_t lo, size_t hi) {
       for (size_t k = lo; k < hi; ++k) {
         uint32_t id = s.refined[k];
         uint64_t h = old[id];

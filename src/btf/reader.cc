@@ -70,10 +70,8 @@ class Validator {
 
   template <typename Check>
   void for_chunks(const Check& check) const {
-    const TypeId start = btf_.start_id(), end = btf_.end_id();
-    parallel_for((end - start + kChunk - 1) / kChunk, [&](size_t c) {
-      const TypeId lo = start + static_cast<TypeId>(c) * kChunk, hi = std::min(end, lo + kChunk);
-      for (TypeId id = lo; id < hi; ++id) check(id);
+    parallel_for_ranges(btf_.start_id(), btf_.end_id(), kChunk, [&](size_t lo, size_t hi) {
+      for (TypeId id = static_cast<TypeId>(lo); id < hi; ++id) check(id);
     });
   }
 

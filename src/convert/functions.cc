@@ -917,10 +917,8 @@ FunctionStats emit_functions(const FunctionIndex& index, std::span<const UnitFun
     param_at[e + 1] = param_at[e] + (start[e] == start[e + 1] ? 0 : sorted[start[e]].f->nr_params);
   std::vector<Param> gathered(param_at.back());
   constexpr uint32_t kNamesPerTask = 4096;
-  parallel_for((index.size() + kNamesPerTask - 1) / kNamesPerTask, [&](size_t c) {
-    const uint32_t lo = static_cast<uint32_t>(c) * kNamesPerTask;
-    const uint32_t hi = std::min(index.size(), lo + kNamesPerTask);
-    for (uint32_t e = lo; e < hi; e++) {
+  parallel_for_ranges(0, index.size(), kNamesPerTask, [&](size_t lo, size_t hi) {
+    for (uint32_t e = static_cast<uint32_t>(lo); e < hi; e++) {
       if (start[e] == start[e + 1]) continue;
       const Ref& first = sorted[start[e]];
       // pahole combines the first state with each later one in turn: flags

@@ -81,5 +81,30 @@ TEST(ParallelForInOrder, SecondThreadStartsAtItemOne) {
   EXPECT_EQ(first_other.load(), 1);
 }
 
+// Ranges of [begin, end): each index in exactly one, each range `chunk`
+// long but the last, which ends at `end`; an empty interval calls nothing.
+TEST(ParallelForRanges, CoversTheIntervalInChunks) {
+  set_jobs(2);
+  std::vector<std::atomic<int>> seen(1000);
+  std::atomic<int> calls{0}, short_ranges{0};
+  parallel_for_ranges(3, 1000, 64, [&](size_t lo, size_t hi) {
+    calls++;
+    EXPECT_EQ((lo - 3) % 64, 0u) << lo;
+    EXPECT_LT(lo, hi);
+    if (hi - lo != 64) {
+      short_ranges++;
+      EXPECT_EQ(hi, 1000u);
+    }
+    for (size_t i = lo; i < hi; i++) seen[i]++;
+  });
+  EXPECT_EQ(calls.load(), 16);  // 997 = 15 * 64 + 37
+  EXPECT_EQ(short_ranges.load(), 1);
+  for (size_t i = 0; i < seen.size(); i++) EXPECT_EQ(seen[i].load(), i >= 3 ? 1 : 0) << i;
+  parallel_for_ranges(5, 5, 64, [&](size_t, size_t) { calls++; });
+  parallel_for_ranges(7, 5, 64, [&](size_t, size_t) { calls++; });
+  EXPECT_EQ(calls.load(), 16);
+  set_jobs(0);
+}
+
 }  // namespace
 }  // namespace btfc
