@@ -120,12 +120,12 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
     r.dies = types.dies_walked();
   };
   // Done with a group's DWARF (another unit's reference brings a page
-  // back): resident memory follows the groups in flight. One call per
-  // group of consecutive units, not per unit: each call makes the kernel
-  // flush the other threads' TLBs, an interrupt per thread, and a VM exit
-  // each on a virtual machine (2,352 units in vmlinux).
-  // (A call per run of units that follow one another in their section;
-  // a group is one run unless it mixes .debug_info and .debug_types.)
+  // back): resident memory follows the groups in flight. One call per run
+  // of units that follow one another in their section (a whole group,
+  // unless it skips a unit or mixes .debug_info and .debug_types), not
+  // per unit: each call makes the kernel flush the other threads' TLBs,
+  // an interrupt per thread and a VM exit each on a virtual machine
+  // (2,352 units in vmlinux).
   auto release_group = [&](const std::vector<size_t>& g) {
     const uint8_t *begin = nullptr, *end = nullptr;
     for (size_t i : g) {
