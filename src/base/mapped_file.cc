@@ -75,6 +75,15 @@ bool MappedFile::read(uint64_t offset, std::span<uint8_t> out) const {
   return true;
 }
 
+void MappedFile::copy_out(const uint8_t* at, std::span<uint8_t> out) const {
+  uintptr_t b = reinterpret_cast<uintptr_t>(data_), p = reinterpret_cast<uintptr_t>(at);
+  if (data_ && fd_ >= 0 && p >= b && p - b <= size_ && out.size() <= size_ - (p - b)) {
+    read(p - b, out);
+    return;
+  }
+  if (!out.empty()) std::memcpy(out.data(), at, out.size());
+}
+
 void MappedFile::release(Bytes range) const {
   uintptr_t b = reinterpret_cast<uintptr_t>(data_), p = reinterpret_cast<uintptr_t>(range.data());
   if (!data_ || range.empty() || p < b || p - b > size_ || range.size() > size_ - (p - b)) return;

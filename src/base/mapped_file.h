@@ -42,6 +42,10 @@ class MappedFile {
   // false if there is no file (a default-constructed MappedFile); throws
   // btfc::Error naming the file if reading fails or the range is outside it.
   bool read(uint64_t offset, std::span<uint8_t> out) const;
+  // Copies the `out.size()` bytes at `at` into `out`: with read() when
+  // they lie in the mapping (so that a small read, like a unit header,
+  // does not map the pages around it), else from memory.
+  void copy_out(const uint8_t* at, std::span<uint8_t> out) const;
 
  private:
   std::string path_;

@@ -87,6 +87,9 @@ class ElfFile {
   // Drops the mapped pages inside `range` from resident memory (see
   // MappedFile::release); for section data no longer needed soon.
   void release(Bytes range) const { file_.release(range); }
+  // Copies the bytes at `at` (section data) without mapping file pages
+  // (see MappedFile::copy_out); for small reads scattered over a big file.
+  void copy_out(const uint8_t* at, std::span<uint8_t> out) const { file_.copy_out(at, out); }
   Bytes bytes() const { return bytes_; }
   bool is_64() const { return is_64_; }
   bool big_endian() const { return big_endian_; }

@@ -1,7 +1,7 @@
 // MappedFile::release: dropping pages from resident memory never changes
 // what the mapping reads, and a range that is not part of the mapping (a
-// heap copy) is left alone. MappedFile::read gives the bytes the mapping
-// shows, and PageBuffer is plain writable memory at every size.
+// heap copy) is left alone. MappedFile::read and copy_out give the bytes
+// the mapping shows, and PageBuffer is plain writable memory at every size.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -61,6 +61,28 @@ TEST(MappedFile, ReadCopiesTheFileBytes) {
   }
   // No file behind it: nothing read, the caller copies from its bytes.
   EXPECT_FALSE(MappedFile().read(0, out));
+}
+
+// copy_out gives the bytes at a pointer, whether it points into the
+// mapping (read from the file) or elsewhere (copied from memory).
+TEST(MappedFile, CopyOutFromTheMappingOrMemory) {
+  std::string path = test::scratch_dir() + "/pattern-copy.bin";
+  std::vector<char> pattern(1 << 16);
+  for (size_t i = 0; i < pattern.size(); i++) pattern[i] = static_cast<char>(i * 5 + 3);
+  std::ofstream(path, std::ios::binary).write(pattern.data(), static_cast<std::streamsize>(pattern.size()));
+  MappedFile f = MappedFile::open(path);
+  uint8_t head[64];
+  for (size_t at : {size_t{0}, size_t{4095}, pattern.size() - sizeof head}) {
+    std::memset(head, 0, sizeof head);
+    f.copy_out(f.bytes().data() + at, head);
+    EXPECT_EQ(std::memcmp(head, pattern.data() + at, sizeof head), 0) << at;
+  }
+  std::vector<uint8_t> heap(100, 0x3c);
+  f.copy_out(heap.data() + 10, std::span<uint8_t>(head, 20));
+  for (size_t i = 0; i < 20; i++) ASSERT_EQ(head[i], 0x3c);
+  // No file at all (a parsed buffer): from memory too.
+  MappedFile().copy_out(heap.data(), std::span<uint8_t>(head, 8));
+  EXPECT_EQ(head[7], 0x3c);
 }
 
 }  // namespace
