@@ -76,6 +76,7 @@ void StringTable::index(uint32_t off, uint64_t h) {
 
 void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
   data_.assign(bytes.begin(), bytes.end());
+  unique_ = false;
   drop_index();
 }
 
@@ -137,6 +138,7 @@ uint32_t StringTable::append_unindexed(std::span<const char> bytes) {
   if (data_.size() + bytes.size() > UINT32_MAX) throw Error("BTF string table larger than 4 GiB");
   uint32_t off = static_cast<uint32_t>(data_.size());
   data_.insert(data_.end(), bytes.begin(), bytes.end());
+  unique_ &= bytes.empty();
   return off;
 }
 
@@ -246,6 +248,11 @@ void Btf::assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offset
   offsets_ = std::move(offsets);
   strings_ = std::move(strings);
   shared_ = {};
+}
+
+void Btf::assign_records(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets) {
+  words_ = std::move(words);
+  offsets_ = std::move(offsets);
 }
 
 void Btf::shrink_to_fit() {

@@ -341,6 +341,9 @@ class StringTable {
   void shrink_to_fit() { data_.shrink_to_fit(); }
   // Frees the hash index: add() and find() throw afterwards.
   void drop_index();
+  // Is every text in the table once? True while all of it came through
+  // add() (not assign() or append_unindexed(), which keep duplicates).
+  bool unique() const { return unique_; }
 
  private:
   struct Slot {
@@ -355,6 +358,7 @@ class StringTable {
   std::vector<Slot> slots_;
   uint32_t count_ = 0;
   bool no_index_ = false;
+  bool unique_ = true;
 };
 
 // ---- The type table --------------------------------------------------------
@@ -548,8 +552,10 @@ class Btf {
   // read the strings but never look one up).
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, std::span<const uint8_t> strings);
   void index_strings() { strings_.build_index(); }
-  // Used by dedup: takes the records and the string table it built.
+  // Used by dedup: takes the records and the string table it built, or
+  // the records only (the strings stay).
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings);
+  void assign_records(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets);
 
   // Frees the string index of a table that will only be read and appended
   // elsewhere from now on (the encoder's group outputs: 43 of them wait

@@ -681,6 +681,7 @@ class Deduper {
   // the base once, so bigger than kIdChunk.
   static constexpr uint32_t kNameChunk = uint32_t{1} << 17;
   void dedup_strings() {
+    if (dedup_unique_strings()) return;
     const uint32_t start_off = btf_.start_str_off();
     const Btf* base = btf_.base();
     if (start_off >= NEW_NAME) fail(start_, "the base's strings are too big to be deduplicated");
@@ -711,6 +712,75 @@ class Deduper {
         });
     }, kNameChunk);
     new_strings_ = std::move(strings);
+  }
+
+  // Pass 1 for a standalone table whose strings are each there once
+  // (StringTable::unique(): vmlinux's final dedup, over the groups'
+  // outputs appended through add()): an offset at the start of a string
+  // already says which text it is, so no name is hashed. Each chunk lists
+  // the offsets it names first, in record order; serially, the lists in
+  // chunk order give the new table in order of first reference; in
+  // parallel, every offset becomes its new one. False, with no word
+  // changed, if the table does not qualify or a name starts elsewhere than
+  // at a string (then the pass by text runs).
+  bool dedup_unique_strings() {
+    const StringTable& old = btf_.strings();
+    if (btf_.base() || !btf_.shared_strings().empty() || !old.unique()) return false;
+    const std::span<const char> bytes = old.bytes();
+    const size_t chunks = (end_ - start_ + kNameChunk - 1) / kNameChunk;
+    std::vector<std::vector<uint32_t>> first(chunks);
+    std::vector<char> starts_ok(chunks, 1);
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      const size_t c = (lo - start_) / kNameChunk;
+      std::vector<uint32_t>& mine = first[c];
+      std::vector<bool> seen(bytes.size());
+      for (uint32_t id = lo; id < hi && starts_ok[c]; ++id)
+        visit_str_off_words(own(id), [&](uint32_t& off) {
+          if (off == 0 || seen[off]) return;
+          if (off >= bytes.size() || bytes[off - 1] != '\0') {
+            starts_ok[c] = 0;
+            return;
+          }
+          seen[off] = true;
+          mine.push_back(off);
+        });
+    }, kNameChunk);
+    if (std::find(starts_ok.begin(), starts_ok.end(), 0) != starts_ok.end()) return false;
+    // Usually the table is in order of first reference already, with every
+    // string named: add() built it from these very records, in this order.
+    // It then stays as it is.
+    uint32_t expect = 1;  // the next string's offset, after ""
+    bool in_order = true;
+    for (const std::vector<uint32_t>& v : first)
+      for (uint32_t off : v) {
+        if (off < expect) continue;  // named before (every start below expect was)
+        if (off != expect) in_order = false;
+        if (!in_order) break;
+        expect += static_cast<uint32_t>(old.at(off).size()) + 1;
+      }
+    if (in_order && expect == bytes.size()) return strings_kept_ = true;
+    // By old offset; only the entries of named offsets are ever read, and
+    // they are cleared first (0: not added yet; "" stays 0).
+    UninitVector<uint32_t> new_off(bytes.size());
+    new_off[0] = 0;
+    for (const std::vector<uint32_t>& v : first)
+      for (uint32_t off : v) new_off[off] = 0;
+    StringTable strings(true);
+    {
+      PhaseTimer t("dedup.strings.add");
+      size_t count = 0;
+      for (const std::vector<uint32_t>& v : first) count += v.size();
+      strings.reserve(bytes.size(), count);
+      for (const std::vector<uint32_t>& v : first)
+        for (uint32_t off : v)
+          if (!new_off[off]) new_off[off] = strings.add(old.at(off));
+    }
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      for (uint32_t id = lo; id < hi; ++id)
+        visit_str_off_words(own(id), [&](uint32_t& off) { off = new_off[off]; });
+    }, kNameChunk);
+    new_strings_ = std::move(strings);
+    return true;
   }
 
   // Pass 1a on the own ids [lo, hi); `fresh` gets the chunk's new names.
@@ -1202,8 +1272,10 @@ class Deduper {
         for (size_t id = lo; id < hi; ++id) (*id_map)[id] = new_id(resolve(static_cast<uint32_t>(id)));
       });
     }
-    // The new string table as the string pass built it, index and all.
-    btf_.assign_raw(std::move(out_words), std::move(out_offsets), std::move(new_strings_));
+    // The new string table as the string pass built it, index and all
+    // (or the table's own, when it was in order already).
+    if (strings_kept_) btf_.assign_records(std::move(out_words), std::move(out_offsets));
+    else btf_.assign_raw(std::move(out_words), std::move(out_offsets), std::move(new_strings_));
   }
 
   Btf& btf_;
@@ -1222,6 +1294,7 @@ class Deduper {
   std::optional<CandidateIndex> own_index_;
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
   StringTable new_strings_;
+  bool strings_kept_ = false;  // the table's own strings are the new ones
 };
 
 }  // namespace

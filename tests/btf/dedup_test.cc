@@ -733,6 +733,49 @@ TEST(Dedup, SharedStringRegionAcrossChunksMatchesLibbpf) {
   EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
 }
 
+// A table built through add_string (each text once, as the encoder's
+// merge of vmlinux's groups) takes the string pass by offset: libbpf's
+// bytes whether the table is in order of first reference already (kept as
+// it is), has its strings in another order or one no record names (a new
+// table), or names the middle of a string (the pass by text).
+TEST(Dedup, BuiltTablesTakeTheStringPassByOffset) {
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937 rng(seed * 31);
+    std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
+    for (int variant = 0; variant < 4; ++variant) {
+      Btf b;
+      if (variant == 1) b.add_string("m" + std::to_string(rng() % 4));  // a member name early
+      if (variant == 2) b.add_string("never_named");
+      if (variant == 3) {  // appended: its strings in order of first reference
+        Btf units;
+        write_random_units(units, rng, pool, 2 + static_cast<int>(rng() % 4));
+        append(b, units);
+      } else {
+        write_random_units(b, rng, pool, 2 + static_cast<int>(rng() % 4));
+      }
+      SCOPED_TRACE("seed " + std::to_string(seed) + " variant " + std::to_string(variant));
+      ASSERT_TRUE(b.strings().unique());
+      Btf theirs = libbpf_dedup(b);
+      Btf ours = std::move(b);
+      dedup(ours, kLibbpf11);
+      ASSERT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+      ASSERT_TRUE(write_raw(ours) == write_raw(theirs));
+    }
+  }
+  Btf b;
+  TypeId int_id = b.add_int("int", 4, INT_SIGNED);
+  uint32_t foobar = b.add_string("foobar");
+  b.add_struct_name_off(foobar + 3, 4);  // "bar", inside "foobar"
+  b.add_member("x", int_id, 0);
+  b.add_struct("bar", 4);
+  b.add_member("x", int_id, 0);
+  ASSERT_TRUE(b.strings().unique());
+  Btf theirs = libbpf_dedup(b);
+  dedup(b, kLibbpf11);
+  EXPECT_EQ(b.type_count(), 2u);  // int and one "bar"
+  EXPECT_TRUE(write_raw(b) == write_raw(theirs));
+}
+
 // merge.h: appending units then deduplicating equals deduplicating the
 // units written into one table directly.
 TEST(Dedup, AppendThenDedupEqualsOneTable) {
