@@ -1,11 +1,13 @@
 #include "base/parallel.h"
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -15,7 +17,16 @@ namespace {
 unsigned g_jobs = 0;
 }
 
-void set_jobs(unsigned n) { g_jobs = n; }
+void set_jobs(unsigned n) {
+  g_jobs = n;
+  // More threads than the machine has cores (pahole's -jN means N threads
+  // whatever the machine): TBB's worker limit defaults to the cores, and
+  // an arena asking for more would get fewer, with a warning on stderr.
+  static std::unique_ptr<tbb::global_control> limit;
+  unsigned hw = std::thread::hardware_concurrency();
+  if (n > hw) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, n);
+  else limit.reset();
+}
 
 unsigned jobs() {
   if (g_jobs) return g_jobs;

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -23,6 +26,25 @@ TEST(ParallelFor, VisitsEveryIndexOnce) {
     for (auto& s : seen) EXPECT_EQ(s.load(), 1);
   }
   set_jobs(0);
+}
+
+// -jN means N threads even beyond the machine's cores (as pahole's -j):
+// N items that each wait for all N to start only finish on N threads.
+TEST(ParallelFor, RunsAsManyThreadsAsAskedBeyondTheCores) {
+  const unsigned n = std::max(2u, std::thread::hardware_concurrency()) + 2;
+  set_jobs(n);
+  std::atomic<unsigned> started{0};
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  parallel_for(n, [&](size_t) {
+    started++;
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (started.load() < n && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    std::lock_guard lock(mu);
+    threads.insert(std::this_thread::get_id());
+  });
+  set_jobs(0);
+  EXPECT_EQ(threads.size(), n);
 }
 
 TEST(ParallelFor, LowestFailingIndexWins) {
