@@ -380,6 +380,32 @@ TEST(DwarfFile, TypeUnitSignaturesResolve) {
   }
 }
 
+// A linked file's unit headers are read from the file in windows (not in
+// place), several small type units per window: every unit llvm-dwarfdump
+// lists, at its offset, with its end.
+TEST(DwarfFile, ManySmallTypeUnitsMatchLlvmDwarfdump) {
+  std::string source;
+  for (int i = 0; i < 400; i++)
+    source += "struct S" + std::to_string(i) + " { int a; long b" + std::to_string(i) + "; };\nS" +
+              std::to_string(i) + " v" + std::to_string(i) + ";\n";
+  std::string so = compile_c("many_tu", source, "g++ -x c++ -g -gdwarf-4 -fdebug-types-section -shared -fPIC");
+  Walked w = open(so);
+  std::vector<std::pair<uint64_t, uint64_t>> ours;
+  for (const Unit& u : w.dw->units())
+    if (u.is_type_unit()) ours.push_back({u.offset, u.end});
+  ASSERT_GE(ours.size(), 400u);
+  // "0x00000000: Type Unit: length = 0x..., ... (next unit at 0x0000002f)"
+  std::istringstream dump(run("llvm-dwarfdump-14 --debug-types '" + so + "' | grep 'Type Unit:'").out);
+  std::vector<std::pair<uint64_t, uint64_t>> theirs;
+  for (std::string line; std::getline(dump, line);) {
+    size_t next = line.find("next unit at ");
+    ASSERT_NE(next, std::string::npos) << line;
+    theirs.push_back({std::stoull(line.substr(0, line.find(':')), nullptr, 16),
+                      std::stoull(line.substr(next + 13), nullptr, 16)});
+  }
+  EXPECT_EQ(ours, theirs);
+}
+
 TEST(DwarfFile, LtoCrossUnitReferencesResolve) {
   std::string a = compile_c("xa", std::string(kSource), "gcc -g -O2 -flto -c");
   std::string b = compile_c("xb", "struct task; int run_task(struct task *);\nint main(void) { return run_task(0); }\n",
