@@ -75,18 +75,24 @@ bool MappedFile::read(uint64_t offset, std::span<uint8_t> out) const {
   return true;
 }
 
-void MappedFile::copy_out(const uint8_t* at, std::span<uint8_t> out) const {
+std::optional<uint64_t> MappedFile::offset_of(const uint8_t* at, size_t n) const {
+  // Compared as integers: `at` usually points into another object.
   uintptr_t b = reinterpret_cast<uintptr_t>(data_), p = reinterpret_cast<uintptr_t>(at);
-  if (data_ && fd_ >= 0 && p >= b && p - b <= size_ && out.size() <= size_ - (p - b)) {
-    read(p - b, out);
+  if (!data_ || p < b || p - b > size_ || n > size_ - (p - b)) return std::nullopt;
+  return p - b;
+}
+
+void MappedFile::copy_out(const uint8_t* at, std::span<uint8_t> out) const {
+  if (std::optional<uint64_t> offset = offset_of(at, out.size()); offset && fd_ >= 0) {
+    read(*offset, out);
     return;
   }
   if (!out.empty()) std::memcpy(out.data(), at, out.size());
 }
 
 void MappedFile::release(Bytes range) const {
-  uintptr_t b = reinterpret_cast<uintptr_t>(data_), p = reinterpret_cast<uintptr_t>(range.data());
-  if (!data_ || range.empty() || p < b || p - b > size_ || range.size() > size_ - (p - b)) return;
+  if (range.empty() || !offset_of(range.data(), range.size())) return;
+  uintptr_t p = reinterpret_cast<uintptr_t>(range.data());
   uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   uintptr_t first = (p + page - 1) & ~(page - 1), last = (p + range.size()) & ~(page - 1);
   // Read-only private file pages: MADV_DONTNEED drops them, no data lost.

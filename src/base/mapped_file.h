@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -48,6 +49,10 @@ class MappedFile {
   void copy_out(const uint8_t* at, std::span<uint8_t> out) const;
 
  private:
+  // The offset in the file of the `n` bytes at `at`, if they lie in the
+  // mapping.
+  std::optional<uint64_t> offset_of(const uint8_t* at, size_t n) const;
+
   std::string path_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
