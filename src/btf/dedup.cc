@@ -749,16 +749,17 @@ class Deduper {
     // Usually the table is in order of first reference already, with every
     // string named: add() built it from these very records, in this order.
     // It then stays as it is.
-    uint32_t expect = 1;  // the next string's offset, after ""
-    bool in_order = true;
-    for (const std::vector<uint32_t>& v : first)
-      for (uint32_t off : v) {
-        if (off < expect) continue;  // named before (every start below expect was)
-        if (off != expect) in_order = false;
-        if (!in_order) break;
-        expect += static_cast<uint32_t>(old.at(off).size()) + 1;
-      }
-    if (in_order && expect == bytes.size()) return strings_kept_ = true;
+    auto in_order = [&] {
+      uint32_t expect = 1;  // the next string's offset, after ""
+      for (const std::vector<uint32_t>& v : first)
+        for (uint32_t off : v) {
+          if (off < expect) continue;  // named before (every start below expect was)
+          if (off != expect) return false;
+          expect += static_cast<uint32_t>(old.at(off).size()) + 1;
+        }
+      return expect == bytes.size();
+    };
+    if (in_order()) return strings_kept_ = true;
     // By old offset; only the entries of named offsets are ever read, and
     // they are cleared first (0: not added yet; "" stays 0).
     UninitVector<uint32_t> new_off(bytes.size());
