@@ -490,6 +490,10 @@ const Btf& DedupBase::base() const { return impl_->base; }
 namespace {
 
 class Deduper {
+  // The type passes, each with a list of the own ids it handles.
+  enum Pass { kPrims, kStructs, kRefs, kPasses };
+  using PassLists = std::array<std::vector<uint32_t>, kPasses>;
+
  public:
   Deduper(Btf& btf, const DedupOptions& options)
       : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
@@ -513,26 +517,22 @@ class Deduper {
     //    names and sizes, final now: computed in parallel.)
     timed("dedup.prims", [&] {
       compute_signatures();
-      for_own_ids(
-          [&](uint32_t id) {
-            Kind k = kind(id);
-            return k == Kind::Int || k == Kind::Enum || k == Kind::Enum64 || k == Kind::Fwd || k == Kind::Float;
-          },
-          [&](uint32_t id) { dedup_primitive(id); });
+      for_listed(kPrims, [](uint32_t) { return true; }, [&](uint32_t id) { dedup_primitive(id); });
     });
     // 3. STRUCT/UNION: type-graph equivalence, resolving FWDs on the way.
     //    Most structs are mapped by an earlier comparison before their
     //    turn comes (amdgpu.ko: 426k of 471k), so a struct's signature is
     //    computed when it is looked up, not beforehand for all.
     timed("dedup.structs", [&] {
-      for_own_ids([&](uint32_t id) { return is_composite(kind(id)) && !is_mapped(id); },
-                  [&](uint32_t id) { dedup_struct(id); }, /*signed_ahead=*/false);
+      for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_struct(id); },
+                 /*signed_ahead=*/false);
     });
     // 4. FWDs left over go to the only STRUCT/UNION with their name.
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
     // 5. Reference types, depth first, now that their targets are final.
     timed("dedup.refs", [&] {
-      for_own_ids([&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_reference(id); }, false);
+      for_listed(kRefs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_reference(id); },
+                 /*signed_ahead=*/false);
     });
     // 6 and 7. Canonical types get dense new ids; every reference follows.
     timed("dedup.compact", [&] { compact_and_remap(id_map); });
@@ -540,21 +540,29 @@ class Deduper {
   }
 
  private:
-  // Calls fn(id) for every own id in order. A pass handles only some ids
-  // (wants(id)), whose records lie sparse in the table's words: the
-  // hardware does not see them coming, so the record of the id kAhead
-  // places on is prefetched, and the slot of the candidate index its
-  // signature leads to (the index of a module on vmlinux is megabytes).
-  // (`signed_ahead`: the pass looks up signatures computed beforehand.)
+  // Calls fn(id) for every own id of the pass's kinds, in id order, from
+  // the lists index_records() made (a serial pass then never looks at the
+  // other ids: amdgpu.ko's prims are 150k of 1.8M). Their records lie
+  // sparse in the table's words: the hardware does not see them coming, so
+  // the record of the id kAhead places on is prefetched if the pass still
+  // wants it, and the slot of the candidate index its signature leads to
+  // (the index of a module on vmlinux is megabytes). (`signed_ahead`: the
+  // pass looks up signatures computed beforehand.)
   template <typename Wants, typename Fn>
-  void for_own_ids(Wants&& wants, Fn&& fn, bool signed_ahead = true) {
-    constexpr uint32_t kAhead = 32;
-    for (uint32_t id = start_; id < end_; ++id) {
-      if (id + kAhead < end_ && wants(id + kAhead)) {
-        __builtin_prefetch(rec(id + kAhead));
-        if (signed_ahead) index_->prefetch(sig_[id + kAhead - start_]);  // its candidates' slot
+  void for_listed(Pass pass, Wants&& wants, Fn&& fn, bool signed_ahead = true) {
+    constexpr size_t kAhead = 32;
+    for (const PassLists& chunk : listed_) {
+      const std::vector<uint32_t>& ids = chunk[pass];
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (i + kAhead < ids.size()) {
+          uint32_t ahead = ids[i + kAhead];
+          if (wants(ahead)) {
+            __builtin_prefetch(rec(ahead));
+            if (signed_ahead) index_->prefetch(sig_[ahead - start_]);  // its candidates' slot
+          }
+        }
+        fn(ids[i]);
       }
-      fn(id);
     }
   }
 
@@ -622,13 +630,23 @@ class Deduper {
     // Own ids: fresh pages for a big table, so filled in parallel.
     const uint32_t* words = btf_.words().data();
     const uint32_t* offsets = btf_.offsets().data();
+    listed_.resize((end_ - start_ + kIdChunk - 1) / kIdChunk);
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      PassLists& lists = listed_[(lo - start_) / kIdChunk];
       for (uint32_t id = lo; id < hi; ++id) {
         rec_[id] = words + offsets[id - start_];
         Kind k = kind_of(rec_[id]);
         kind_[id] = k;
         map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
         hypot_[id] = UNPROCESSED;
+        switch (k) {
+          case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float:
+            lists[kPrims].push_back(id);
+            break;
+          case Kind::Struct: case Kind::Union: lists[kStructs].push_back(id); break;
+          case Kind::Var: case Kind::Datasec: break;
+          default: lists[kRefs].push_back(id); break;  // and any kind dedup_reference() rejects
+        }
       }
     });
     sig_.resize(end_ - start_);  // written by compute_signatures() where read
@@ -1304,6 +1322,7 @@ class Deduper {
   std::vector<uint32_t> base_map_log_;  // base ids whose map_ entry changed
   bool hypot_adjust_canon_ = false;
   IdArray<uint32_t> sig_;         // signature tags, by id - start_
+  std::vector<PassLists> listed_;  // own ids by type pass, per chunk of kIdChunk ids
   std::optional<CandidateIndex> own_index_;
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
   StringTable new_strings_;
