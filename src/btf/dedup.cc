@@ -6,10 +6,11 @@
 // are chained through a list of the added ids only (in the order libbpf's
 // hash map would yield them); records are compared word by word in place.
 // Signatures of primitive types are computed in parallel once names are
-// final (a struct's when it is looked up: most never are), and the string pass looks every name up in parallel,
-// only adding the new ones in order. The type passes themselves are
-// sequential: which type is canonical depends on the order of decisions,
-// and that order is what makes the result equal to libbpf's.
+// final (a struct's when it is looked up: most never are), and the string
+// pass looks every name up in parallel, only adding the new ones in order.
+// The type passes themselves are sequential: which type is canonical
+// depends on the order of decisions, and that order is what makes the
+// result equal to libbpf's.
 #include "btf/dedup.h"
 
 #include <algorithm>
