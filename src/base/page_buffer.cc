@@ -1,6 +1,7 @@
 #include "base/page_buffer.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <new>
 
@@ -30,6 +31,17 @@ PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
     mapped_ = std::exchange(other.mapped_, 0);
   }
   return *this;
+}
+
+void PageBuffer::discard(std::span<const uint8_t> range) {
+  if (!mapped_ || range.empty()) return;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(data_), hi = lo + size_;
+  uintptr_t b = reinterpret_cast<uintptr_t>(range.data()), e = b + range.size();
+  if (b < lo || e > hi) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  b = (b + page - 1) & ~(page - 1);
+  e &= ~(page - 1);
+  if (b < e) madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
 }
 
 void PageBuffer::reset() {

@@ -29,6 +29,11 @@ class PageBuffer {
   size_t size() const { return size_; }
   std::span<uint8_t> span() const { return {data_, size_}; }
   void reset();
+  // Gives the memory of the whole pages inside `range` (part of this
+  // buffer) back to the system, keeping the mapping: they read as zeros
+  // afterwards. For bytes that will not be read again. Only for a buffer
+  // of its own mapping (kMapped and up); a heap block is left as it is.
+  void discard(std::span<const uint8_t> range);
 
   // Sizes from which a buffer is its own huge-page mapping.
   static constexpr size_t kMapped = size_t{2} << 20;

@@ -1,8 +1,10 @@
 // MappedFile::release: dropping pages from resident memory never changes
 // what the mapping reads, and a range that is not part of the mapping (a
 // heap copy) is left alone. MappedFile::read and copy_out give the bytes
-// the mapping shows, and PageBuffer is plain writable memory at every size.
+// the mapping shows, and PageBuffer is plain writable memory at every size,
+// whose discard() gives back the whole pages of a range and nothing else.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -61,6 +63,32 @@ TEST(MappedFile, ReadCopiesTheFileBytes) {
   }
   // No file behind it: nothing read, the caller copies from its bytes.
   EXPECT_FALSE(MappedFile().read(0, out));
+}
+
+// Discarded pages read as zeros (their memory went back to the system);
+// the bytes around them, in the same pages as the range's unaligned ends
+// or outside it, keep their values. A heap-block buffer and a range
+// outside the buffer are left alone.
+TEST(PageBuffer, DiscardGivesBackWholePagesOnly) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  PageBuffer big(PageBuffer::kMapped + 5 * page);
+  std::memset(big.data(), 0xab, big.size());
+  const size_t from = 3 * page + 100, to = 9 * page + 50;  // whole pages 4..8
+  big.discard(big.span().subspan(from, to - from));
+  for (size_t i = 0; i < big.size(); i += 64) {
+    bool gone = i >= 4 * page && i < 9 * page;
+    ASSERT_EQ(big.data()[i], gone ? 0 : 0xab) << i;
+  }
+  EXPECT_EQ(big.data()[4 * page - 1], 0xab);
+  EXPECT_EQ(big.data()[9 * page], 0xab);
+  PageBuffer other(PageBuffer::kMapped);
+  std::memset(other.data(), 0xcd, other.size());
+  big.discard(other.span());  // not big's: nothing happens to either
+  EXPECT_EQ(other.data()[page], 0xcd);
+  PageBuffer small(3 * page);
+  std::memset(small.data(), 0xef, small.size());
+  small.discard(small.span());  // a heap block: kept
+  EXPECT_EQ(small.data()[page + 1], 0xef);
 }
 
 // copy_out gives the bytes at a pointer, whether it points into the
