@@ -127,6 +127,7 @@ medians() {  # FILE of "wall cpu rss" lines -> the median of each column
 for ((r = 0; r < runs; r++)); do
   rm -rf "$tmp/btfc-sample" "$tmp/pahole-sample"
   time_cmd "$tmp/pahole-sample" pahole_list "$tmp/sample.txt" "$tmp/pahole-sample" >> "$tmp/pahole-sample.runs"
+  # shellcheck disable=SC2046  # one argument per sampled module (paths without spaces)
   time_cmd "$tmp/btfc-sample" btfc_batch "$tmp/btfc-sample" $(cat "$tmp/sample.txt") >> "$tmp/btfc-sample.runs"
 done
 b=$(medians "$tmp/btfc-sample.runs")

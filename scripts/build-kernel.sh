@@ -24,7 +24,6 @@
 # Not part of CI: it needs root for apt-get and for loading BTF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
 work=${BTFC_KBUILD_DIR:-/var/tmp/btfc-kbuild}
 build=$(realpath -m "${BUILD_DIR:-build}")
 jobs=${JOBS:-$(nproc)}
@@ -167,6 +166,7 @@ int main(int argc, char **argv) {
   return 0;
 }
 EOF
+# shellcheck disable=SC2046  # pkg-config's flags are meant to split
 gcc -O1 -Wall -o "$cmp/btf-load" "$cmp/btf-load.c" $(pkg-config --cflags --libs libbpf) ||
   die "cannot compile the libbpf loader"
 "$cmp/btf-load" "$out/vmlinux" || die "the running kernel did not load vmlinux's BTF"

@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-export BTFC_CORPUS_DIR=$(scripts/unpack-corpus.sh)
+# Assigned, then exported: `export X=$(...)` would hide a failure from set -e.
+BTFC_CORPUS_DIR=$(scripts/unpack-corpus.sh)
+export BTFC_CORPUS_DIR
 
 echo "== sanitizer build (ASan+UBSan): fast tests"
 BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DBTFC_SANITIZE=ON -DBTFC_BENCH=OFF
