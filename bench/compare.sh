@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark of btfc and pahole on the same input, in one run.
 #
-#   bench/compare.sh [-n RUNS] [-j "1 2"] [-f FLAGS] [-b BASE] [FILE]
+#   bench/compare.sh [-n RUNS] [-j "1 2"] [-f FLAGS] [-b BASE] [-B OTHER_BTFC] [FILE]
 #
 # FILE defaults to the corpus vmlinux; FLAGS to the flags Linux 6.1's build
 # passes (`--btf_gen_floats --lang_exclude=rust`). PAHOLE names the pahole
@@ -9,6 +9,9 @@
 # module) split on the BTF in BASE, for both tools. For every -j value the two
 # tools run alternately RUNS times each (default 5); the script prints the
 # median wall time, CPU time (user+sys) and peak RSS of each and the ratios.
+# -B names another btfc binary (an earlier build, say) that takes its turn
+# in the same alternation: on a machine whose speed drifts, a before/after
+# comparison means something only when measured in one run.
 #
 # Before timing anything it checks btfc's output: against pahole 1.31's
 # reference with `btfc diff` when FILE is the corpus vmlinux and FLAGS have
@@ -21,13 +24,15 @@ runs=5
 jobs_list="1 2"
 flags="--btf_gen_floats --lang_exclude=rust"
 base=""
-while getopts "n:j:f:b:" opt; do
+other=""
+while getopts "n:j:f:b:B:" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     j) jobs_list=$OPTARG ;;
     f) flags=$OPTARG ;;
     b) base=$OPTARG ;;
-    *) echo "usage: $0 [-n RUNS] [-j \"1 2\"] [-f FLAGS] [FILE]" >&2; exit 2 ;;
+    B) other=$OPTARG ;;
+    *) echo "usage: $0 [-n RUNS] [-j \"1 2\"] [-f FLAGS] [-b BASE] [-B OTHER_BTFC] [FILE]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -74,11 +79,18 @@ if [ -n "$ref" ]; then
 else
   echo "no pahole 1.31 reference for this input and flags: only -j byte-identity checked"
 fi
+if [ -n "$other" ]; then
+  # shellcheck disable=SC2086
+  "$other" encode -J $flags -j1 --btf_encode_detached="$tmp/other.btf" "$input"
+  if cmp -s "$first" "$tmp/other.btf"; then echo "-B $other: the same bytes"
+  else echo "-B $other: other bytes than btfc's (timed all the same)"; fi
+fi
 
 # measure TOOL J -> "wall cpu rss_kb"
 measure() {
   local cmd=("$btfc" encode)
   [ "$1" = pahole ] && cmd=("$pahole")
+  [ "$1" = btfc-B ] && cmd=("$other" encode)
   # shellcheck disable=SC2206
   cmd+=(-J $flags -j"$2" --btf_encode_detached="$tmp/out-$1.btf" "$input")
   /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "${cmd[@]}" >/dev/null 2>"$tmp/err" \
@@ -91,22 +103,28 @@ median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 printf '\n%s: %s, %s cores, %s runs each, flags: %s\n' "$(basename "$input")" "$("$pahole" --version)" "$(nproc)" "$runs" "$flags"
 printf '%-4s %-8s %10s %10s %12s\n' "-j" "tool" "wall (s)" "cpu (s)" "peak RSS MB"
 for j in $jobs_list; do
-  : > "$tmp/btfc.txt"
-  : > "$tmp/pahole.txt"
+  tools="pahole btfc"
+  [ -n "$other" ] && tools="$tools btfc-B"
+  for tool in $tools; do : > "$tmp/$tool.txt"; done
   for _ in $(seq "$runs"); do
     measure btfc "$j" >> "$tmp/btfc.txt"
     measure pahole "$j" >> "$tmp/pahole.txt"
+    [ -z "$other" ] || measure btfc-B "$j" >> "$tmp/btfc-B.txt"
   done
-  for tool in pahole btfc; do
+  for tool in $tools; do
     w=$(cut -d' ' -f1 "$tmp/$tool.txt" | median)
     c=$(cut -d' ' -f2 "$tmp/$tool.txt" | median)
     m=$(cut -d' ' -f3 "$tmp/$tool.txt" | median)
     printf '%-4s %-8s %10.2f %10.2f %12.0f\n' "$j" "$tool" "$w" "$c" "$(awk -v m="$m" 'BEGIN {print m / 1024}')"
-    eval "${tool}_w=$w ${tool}_c=$c ${tool}_m=$m"
+    eval "${tool//-/_}_w=$w ${tool//-/_}_c=$c ${tool//-/_}_m=$m"
   done
-  # shellcheck disable=SC2154
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (b > 0) ? a / b : 0}'; }
+  # The *_w, *_c and *_m values come from the eval above.
+  # shellcheck disable=SC2154
   printf '%-4s %-8s %9.1fx %9.1fx %11.1fx\n' "$j" "ratio" "$(ratio "$pahole_w" "$btfc_w")" \
     "$(ratio "$pahole_c" "$btfc_c")" "$(ratio "$pahole_m" "$btfc_m")"
+  # shellcheck disable=SC2154
+  [ -z "$other" ] || printf '%-4s %-8s %9.1fx %9.1fx %11.1fx\n' "$j" "ratio-B" "$(ratio "$pahole_w" "$btfc_B_w")" \
+    "$(ratio "$pahole_c" "$btfc_B_c")" "$(ratio "$pahole_m" "$btfc_B_m")"
 done
-echo "(ratio = pahole / btfc: higher is better for btfc)"
+echo "(ratio = pahole / btfc: higher is better for btfc; ratio-B: the same for -B)"
