@@ -914,17 +914,16 @@ class Deduper {
   }
 
   void compute_signatures() {
-    for_id_chunks([&](uint32_t lo, uint32_t hi) {
-      for (uint32_t id = lo; id < hi; ++id) {
+    parallel_for(listed_.size(), [&](size_t chunk) {
+      for (uint32_t id : listed_[chunk][kPrims]) {
         const uint32_t* r = rec(id);
         switch (kind_of(r)) {
           case Kind::Int: sig_[id - start_] = sig_tag(hash_int_tag(r)); break;
           case Kind::Enum: case Kind::Enum64: sig_[id - start_] = sig_tag(hash_enum(r)); break;
-          case Kind::Fwd: case Kind::Float: sig_[id - start_] = sig_tag(hash_common(r)); break;
-          default: break;
+          default: sig_[id - start_] = sig_tag(hash_common(r)); break;  // FWD, FLOAT
         }
       }
-    }, 4096);
+    });
   }
 
   // ---- pass 2 ----
