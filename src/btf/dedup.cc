@@ -1206,24 +1206,24 @@ class Deduper {
     switch (kind_of(t)) {
       case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
       case Kind::Func: case Kind::TypeTag:
-        t[2] = dedup_reference(checked(id, t[2]));
+        t[2] = target(id, t[2]);
         h = hash_common(t);
         find([](const uint32_t* a, const uint32_t* b) { return equal_common(a, b); });
         break;
       case Kind::DeclTag:
-        t[2] = dedup_reference(checked(id, t[2]));
+        t[2] = target(id, t[2]);
         h = hash_int_tag(t);
         find([](const uint32_t* a, const uint32_t* b) { return equal_int_tag(a, b); });
         break;
       case Kind::Array:
-        t[3] = dedup_reference(checked(id, t[3]));
-        t[4] = dedup_reference(checked(id, t[4]));
+        t[3] = target(id, t[3]);
+        t[4] = target(id, t[4]);
         h = hash_array(t);
         find([](const uint32_t* a, const uint32_t* b) { return equal_array(a, b); });
         break;
       case Kind::FuncProto:
-        t[2] = dedup_reference(checked(id, t[2]));
-        for (uint32_t i = 0, n = vlen_of(t); i < n; ++i) t[4 + 2 * i] = dedup_reference(checked(id, t[4 + 2 * i]));
+        t[2] = target(id, t[2]);
+        for (uint32_t i = 0, n = vlen_of(t); i < n; ++i) t[4 + 2 * i] = target(id, t[4 + 2 * i]);
         h = hash_fnproto(t);
         find([](const uint32_t* a, const uint32_t* b) { return equal_fnproto(a, b); });
         break;
@@ -1234,9 +1234,12 @@ class Deduper {
     if (new_id == id) index_->add(sig_tag(h), id);
     return new_id;
   }
-  uint32_t checked(uint32_t from, uint32_t to) const {
+  // The canonical id of a referenced type: most are decided already (a
+  // struct, a primitive, a shared pointer), and are resolved here without
+  // a call of dedup_reference().
+  uint32_t target(uint32_t from, uint32_t to) {
     if (to >= end_) fail(from, "refers to type " + std::to_string(to) + ", past the last type");
-    return to;
+    return is_mapped(to) ? resolve(to) : dedup_reference(to);
   }
 
   // ---- passes 6 and 7 ----
