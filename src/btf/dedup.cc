@@ -989,72 +989,90 @@ class Deduper {
   // `shallow_known`: the caller has checked shallow_equal_struct() on
   // this very pair of structs (dedup_struct, for every candidate).
   [[gnu::always_inline]] bool is_equiv(uint32_t cand_id, uint32_t canon_id, bool shallow_known = false) {
+    int known = decided(cand_id, canon_id);
+    return known >= 0 ? known : expand_equiv(cand_id, canon_id, shallow_known);
+  }
+  // What is_equiv() knows before expanding a pair: 1 or 0, or -1 when the
+  // pair is new, with canon_id then resolved through its FWD.
+  [[gnu::always_inline]] int decided(uint32_t cand_id, uint32_t& canon_id) {
     if (cand_id >= end_ || canon_id >= end_) fail_past_end(std::max(cand_id, canon_id));
-    if (resolve(cand_id) == resolve(canon_id)) return true;
+    if (resolve(cand_id) == resolve(canon_id)) return 1;
     canon_id = resolve_fwd(canon_id);
     uint32_t h = hypot_[canon_id];
     if (h <= MAX_ID) {
-      if (h == cand_id) return true;  // a cycle, or a type met again
+      if (h == cand_id) return 1;  // a cycle, or a type met again
       // Compilers sometimes emit identical types twice in one unit; a
       // contradiction with an identical twin is no contradiction.
       return identical(h, cand_id);
     }
-    return expand_equiv(cand_id, canon_id, shallow_known);
+    return -1;
   }
-  // is_equiv() of a pair met for the first time.
+  // is_equiv() of a pair met for the first time. A modifier's comparison
+  // is its target's (libbpf's tail call), taken here in a loop rather than
+  // by a call: half the pairs are modifiers, and a call of this function
+  // costs more than their checks.
   [[gnu::noinline]] bool expand_equiv(uint32_t cand_id, uint32_t canon_id, bool shallow_known) {
-    hypot_[canon_id] = cand_id;
-    hypot_list_[hypot_count_++] = canon_id;
+    for (;;) {
+      hypot_[canon_id] = cand_id;
+      hypot_list_[hypot_count_++] = canon_id;
 
-    const uint32_t* cand = rec(cand_id);
-    const uint32_t* canon = rec(canon_id);
-    Kind ck = kind_of(cand), nk = kind_of(canon);
-    if (ck == Kind::Fwd || is_composite(ck)) merge_list_[merge_count_++] = canon_id;
-    if (cand[0] != canon[0]) return false;
+      const uint32_t* cand = rec(cand_id);
+      const uint32_t* canon = rec(canon_id);
+      Kind ck = kind_of(cand), nk = kind_of(canon);
+      if (ck == Kind::Fwd || is_composite(ck)) merge_list_[merge_count_++] = canon_id;
+      if (cand[0] != canon[0]) return false;
 
-    if ((ck == Kind::Fwd || nk == Kind::Fwd) && ck != nk) {
-      Kind real_kind, fwd_kind;
-      if (ck == Kind::Fwd) {
-        real_kind = nk;
-        fwd_kind = info_kind_flag(cand[1]) ? Kind::Union : Kind::Struct;
-      } else {
-        real_kind = ck;
-        fwd_kind = info_kind_flag(canon[1]) ? Kind::Union : Kind::Struct;
-        // A base FWD would have to become this struct: base types cannot
-        // change, so for the rest of the graph this is no match.
-        if (fwd_kind == real_kind && canon_id < start_) hypot_adjust_canon_ = true;
+      if ((ck == Kind::Fwd || nk == Kind::Fwd) && ck != nk) {
+        Kind real_kind, fwd_kind;
+        if (ck == Kind::Fwd) {
+          real_kind = nk;
+          fwd_kind = info_kind_flag(cand[1]) ? Kind::Union : Kind::Struct;
+        } else {
+          real_kind = ck;
+          fwd_kind = info_kind_flag(canon[1]) ? Kind::Union : Kind::Struct;
+          // A base FWD would have to become this struct: base types cannot
+          // change, so for the rest of the graph this is no match.
+          if (fwd_kind == real_kind && canon_id < start_) hypot_adjust_canon_ = true;
+        }
+        return fwd_kind == real_kind;
       }
-      return fwd_kind == real_kind;
-    }
-    if (ck != nk) return false;
+      if (ck != nk) return false;
 
-    switch (ck) {
-      case Kind::Int: return equal_int_tag(cand, canon);
-      case Kind::Enum: return compat_enum(cand, canon);
-      case Kind::Enum64: return compat_enum64(cand, canon);
-      case Kind::Fwd: case Kind::Float: return equal_common(cand, canon);
-      case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
-      case Kind::Func: case Kind::TypeTag:
-        if (cand[1] != canon[1]) return false;
-        return is_equiv(cand[2], canon[2]);
-      case Kind::Array:
-        if (!compat_array(cand, canon)) return false;
-        // Index type first, as libbpf: the order decides which pairs a
-        // failed comparison leaves behind.
-        return is_equiv(cand[4], canon[4]) && is_equiv(cand[3], canon[3]);
-      case Kind::Struct: case Kind::Union:
-        if (!shallow_known && !shallow_equal_struct(cand, canon)) return false;
-        for (uint32_t i = 0, n = vlen_of(cand); i < n; ++i)
-          if (!is_equiv(cand[4 + 3 * i], canon[4 + 3 * i])) return false;
-        return true;
-      case Kind::FuncProto:
-        if (!compat_fnproto(cand, canon)) return false;
-        if (!is_equiv(cand[2], canon[2])) return false;
-        for (uint32_t i = 0, n = vlen_of(cand); i < n; ++i)
-          if (!is_equiv(cand[4 + 2 * i], canon[4 + 2 * i])) return false;
-        return true;
-      default:
-        fail(cand_id, "unexpected " + std::string(kind_name(ck)) + " in a struct's type graph");
+      switch (ck) {
+        case Kind::Int: return equal_int_tag(cand, canon);
+        case Kind::Enum: return compat_enum(cand, canon);
+        case Kind::Enum64: return compat_enum64(cand, canon);
+        case Kind::Fwd: case Kind::Float: return equal_common(cand, canon);
+        case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
+        case Kind::Func: case Kind::TypeTag: {
+          if (cand[1] != canon[1]) return false;
+          uint32_t next_canon = canon[2];
+          int known = decided(cand[2], next_canon);
+          if (known >= 0) return known;
+          cand_id = cand[2];
+          canon_id = next_canon;
+          shallow_known = false;
+          continue;
+        }
+        case Kind::Array:
+          if (!compat_array(cand, canon)) return false;
+          // Index type first, as libbpf: the order decides which pairs a
+          // failed comparison leaves behind.
+          return is_equiv(cand[4], canon[4]) && is_equiv(cand[3], canon[3]);
+        case Kind::Struct: case Kind::Union:
+          if (!shallow_known && !shallow_equal_struct(cand, canon)) return false;
+          for (uint32_t i = 0, n = vlen_of(cand); i < n; ++i)
+            if (!is_equiv(cand[4 + 3 * i], canon[4 + 3 * i])) return false;
+          return true;
+        case Kind::FuncProto:
+          if (!compat_fnproto(cand, canon)) return false;
+          if (!is_equiv(cand[2], canon[2])) return false;
+          for (uint32_t i = 0, n = vlen_of(cand); i < n; ++i)
+            if (!is_equiv(cand[4 + 2 * i], canon[4 + 2 * i])) return false;
+          return true;
+        default:
+          fail(cand_id, "unexpected " + std::string(kind_name(ck)) + " in a struct's type graph");
+      }
     }
   }
 
