@@ -927,11 +927,8 @@ class Deduper {
   }
 
   // ---- pass 2 ----
+  // `id` is one of the prims pass's list (INT, ENUM, ENUM64, FWD, FLOAT).
   void dedup_primitive(uint32_t id) {
-    switch (kind(id)) {
-      case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float: break;
-      default: return;
-    }
     const uint32_t* t = rec(id);
     uint32_t new_id = id;
     uint32_t h = sig_[id - start_];
@@ -975,11 +972,10 @@ class Deduper {
 
   // ---- pass 3 ----
   void clear_hypot() {
-    for (uint32_t id : hypot_set()) hypot_[id] = UNPROCESSED;
+    for (uint32_t id : std::span<const uint32_t>(hypot_list_.data(), hypot_count_)) hypot_[id] = UNPROCESSED;
     hypot_count_ = merge_count_ = 0;
     hypot_adjust_canon_ = false;
   }
-  std::span<const uint32_t> hypot_set() const { return {hypot_list_.data(), hypot_count_}; }
 
   // Are the type graphs at cand_id and canon_id the same? Records
   // canon -> cand pairs in hypot_; see dedup.h. Inline at every call
@@ -1159,8 +1155,9 @@ class Deduper {
     }
   }
 
+  // `id` is one of the struct pass's list (STRUCT, UNION).
   void dedup_struct(uint32_t id) {
-    if (is_mapped(id) || !is_composite(kind(id))) return;
+    if (is_mapped(id)) return;
     const uint32_t* t = rec(id);
     uint32_t h = sig_tag(hash_struct(t));
     uint32_t new_id = id;
