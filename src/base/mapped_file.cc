@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include "base/page_buffer.h"
+
 namespace btfc {
 
 MappedFile MappedFile::open(const std::string& path) {
@@ -91,12 +93,8 @@ void MappedFile::copy_out(const uint8_t* at, std::span<uint8_t> out) const {
 }
 
 void MappedFile::release(Bytes range) const {
-  if (range.empty() || !offset_of(range.data(), range.size())) return;
-  uintptr_t p = reinterpret_cast<uintptr_t>(range.data());
-  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t first = (p + page - 1) & ~(page - 1), last = (p + range.size()) & ~(page - 1);
   // Read-only private file pages: MADV_DONTNEED drops them, no data lost.
-  if (first < last) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  if (!range.empty() && offset_of(range.data(), range.size())) drop_whole_pages(range);
 }
 
 }  // namespace btfc

@@ -33,15 +33,18 @@ PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
   return *this;
 }
 
+void drop_whole_pages(std::span<const uint8_t> range) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t p = reinterpret_cast<uintptr_t>(range.data());
+  const uintptr_t first = (p + page - 1) & ~(page - 1), last = (p + range.size()) & ~(page - 1);
+  if (first < last) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 void PageBuffer::discard(std::span<const uint8_t> range) {
   if (!mapped_ || range.empty()) return;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(data_), hi = lo + size_;
-  uintptr_t b = reinterpret_cast<uintptr_t>(range.data()), e = b + range.size();
-  if (b < lo || e > hi) return;
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  b = (b + page - 1) & ~(page - 1);
-  e &= ~(page - 1);
-  if (b < e) madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(data_), b = reinterpret_cast<uintptr_t>(range.data());
+  if (b < lo || b - lo > size_ || range.size() > size_ - (b - lo)) return;
+  drop_whole_pages(range);
 }
 
 void PageBuffer::reset() {

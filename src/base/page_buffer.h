@@ -14,6 +14,11 @@
 
 namespace btfc {
 
+// MADV_DONTNEED on the whole pages inside `range` (its unaligned ends
+// keep their pages): pages of a private file mapping are dropped and read
+// back from the file, anonymous ones are given back and read as zeros.
+void drop_whole_pages(std::span<const uint8_t> range);
+
 class PageBuffer {
  public:
   PageBuffer() = default;

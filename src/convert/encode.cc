@@ -258,7 +258,8 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
   // tables, allocated next, reuse them, which costs less than fresh pages
   // (on a virtual machine, fresh ones are often a fault in the host too);
   // amdgpu.ko: peak RSS 481 -> 410 MB. Not group by group as the file
-  // pages above: a reference from a later unit would read zeros there.
+  // pages above (which release_group has dropped already): a reference
+  // from a later unit would read zeros there.
   std::vector<size_t> all(units.size());
   std::iota(all.begin(), all.end(), size_t{0});
   for_runs(all, [&](Bytes b) { elf.discard(b); });

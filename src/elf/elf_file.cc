@@ -30,7 +30,6 @@ struct ElfFile::Cached {
 ElfFile::~ElfFile() = default;
 
 void ElfFile::discard(Bytes range) const {
-  release(range);
   if (!cache_) return;
   for (size_t i = 0; i < sections_.size(); i++)
     if (cache_[i].ready.load(std::memory_order_acquire)) cache_[i].copy.discard(range);

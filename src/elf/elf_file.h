@@ -87,10 +87,11 @@ class ElfFile {
   // Drops the mapped pages inside `range` from resident memory (see
   // MappedFile::release); for section data no longer needed soon.
   void release(Bytes range) const { file_.release(range); }
-  // For section data a phase is done with for good: release() for bytes of
-  // the mapping, and for bytes of a section's relocated copy, their pages
-  // are given back (they would read as zeros afterwards, so only when
-  // nothing reads them again). Not thread-safe with section_data().
+  // For bytes of an uncompressed section's relocated copy that nothing
+  // will read again: the copy's whole pages among them are given back, and
+  // would read as zeros afterwards (other bytes are left as they are; those
+  // of the mapping are release()'s, they come back from the file). Not
+  // thread-safe with section_data().
   void discard(Bytes range) const;
   // Copies the bytes at `at` (section data) without mapping file pages
   // (see MappedFile::copy_out); for small reads scattered over a big file.
