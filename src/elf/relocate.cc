@@ -259,10 +259,11 @@ class HowtoMemo {
 // returns its index (`end` when every entry was applied).
 class Applier {
  public:
-  Applier(const ElfFile& elf, const std::vector<Symbol>& syms, std::span<uint8_t> data, const Decoder& decode,
+  // `values`: S of every symbol (symbol_values()).
+  Applier(const ElfFile& elf, std::span<const uint64_t> values, std::span<uint8_t> data, const Decoder& decode,
           bool rela, std::string_view target_name, const std::string& rel_name)
-      : elf_(elf), syms_(syms), data_(data), decode_(decode), rela_(rela), target_name_(target_name),
-        rel_name_(rel_name), howto_(elf.machine()) {}
+      : elf_(elf), values_(values), data_(data), decode_(decode), rela_(rela),
+        target_name_(target_name), rel_name_(rel_name), howto_(elf.machine()) {}
 
   size_t run(const uint8_t* entries, size_t begin, size_t end, uint64_t lo, uint64_t hi) {
     // x86-64 and little-endian AArch64 (ELF64 RELA, little-endian) get a
@@ -284,12 +285,17 @@ class Applier {
     // Locals, not members: the stores through `loc` below could alias them.
     std::span<uint8_t> data = data_;
     const uint64_t size = data.size();
-    const Symbol* const syms = syms_.data();
-    const size_t nsyms = syms_.size();
+    const size_t nsyms = values_.size();
     bool sorted = sorted_;
     uint64_t last = last_;
     size_t i = begin;
     for (; i < end; i++, p += entsize) {
+      if constexpr (kElf64LeRela) {
+        const size_t next = run_plain(entries, i, end, lo, hi, sorted, last);
+        p += (next - i) * entsize;
+        i = next;
+        if (i == end) break;
+      }
       Entry e;
       if constexpr (kElf64LeRela) {
         const uint64_t info = load<uint64_t>(p + 8, false);
@@ -304,6 +310,8 @@ class Applier {
       sorted &= offset >= last;
       last = offset;
       const Howto how = howto_(e.type);
+      if (how.op == Op::Abs && how.width == 4 && plain4_ == kNoType) plain4_ = e.type;
+      if (how.op == Op::Abs && how.width == 8 && plain8_ == kNoType) plain8_ = e.type;
       if (how.op == Op::None) continue;
       if (how.op == Op::Unknown)
         throw Error(rel_name_, entry_offset,
@@ -317,8 +325,7 @@ class Applier {
                     "symbol index " + std::to_string(sym) + " is out of range (" + std::to_string(nsyms) +
                         " symbols)");
       if (offset < lo || offset + how.width > hi) break;
-      const Symbol& s = syms[sym];
-      const uint64_t S = (s.shndx == SHN_UNDEF || s.shndx == SHN_COMMON) ? 0 : s.value;
+      const uint64_t S = values_[sym];
       uint8_t* loc = data.data() + offset;
       const unsigned w = how.width;
       // REL keeps the addend in the bytes being relocated.
@@ -359,14 +366,50 @@ class Applier {
     return i;
   }
 
+  // Most entries of a debug section (amdgpu.ko: 6M) are an absolute 4- or
+  // 8-byte relocation (R_X86_64_32 to .debug_str, R_X86_64_64 to .text)
+  // well inside the bytes being relocated: this loop applies entries
+  // [i, end) while they are such, in ELF64 little-endian RELA, with one
+  // combined check and no dispatch, and returns the first that is not, for
+  // the general loop to apply or report. The two types are the first of
+  // each width the general loop met (none yet: nothing is plain). For
+  // these entries the general loop's checks pass and its store is this
+  // one, so what is written never depends on which loop ran.
+  size_t run_plain(const uint8_t* entries, size_t i, size_t end, uint64_t lo, uint64_t hi, bool& sorted,
+                   uint64_t& last) const {
+    const uint8_t* p = entries + i * 24;
+    uint8_t* const data = data_.data();
+    const uint64_t* const values = values_.data();
+    const uint64_t nsyms = values_.size();
+    const uint64_t plain4 = plain4_, plain8 = plain8_;  // locals: the stores could alias members
+    for (; i < end; i++, p += 24) {
+      const uint64_t offset = load<uint64_t>(p, false), info = load<uint64_t>(p + 8, false);
+      const uint64_t type = static_cast<uint32_t>(info), sym = info >> 32;
+      uint64_t width;
+      if (type == plain4) width = 4;
+      else if (type == plain8) width = 8;
+      else break;
+      // hi is at most the size of the bytes (chunks lie inside them).
+      if (sym >= nsyms || offset < lo || offset > hi || width > hi - offset) break;
+      const uint64_t v = values[sym] + load<uint64_t>(p + 16, false);
+      if (width == 4) store<uint32_t>(data + offset, static_cast<uint32_t>(v), false);
+      else store<uint64_t>(data + offset, v, false);
+      sorted &= offset >= last;
+      last = offset;
+    }
+    return i;
+  }
+
+  static constexpr uint64_t kNoType = ~uint64_t{0};  // matches no 32-bit type
   const ElfFile& elf_;
-  const std::vector<Symbol>& syms_;
+  std::span<const uint64_t> values_;
   std::span<uint8_t> data_;
   const Decoder& decode_;
   bool rela_;
   std::string_view target_name_;
   const std::string& rel_name_;
   HowtoMemo howto_;
+  uint64_t plain4_ = kNoType, plain8_ = kNoType;  // run_plain()'s types
   bool sorted_ = true;
   uint64_t last_ = 0;
 };
@@ -384,6 +427,11 @@ constexpr uint64_t kMaxWidth = 8;
 bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data,
                                 const std::function<void(uint64_t, uint64_t)>& fill) const {
   const std::vector<Symbol>& syms = symbols();
+  // S of each symbol: sections and defined symbols have their st_value
+  // (0 for a section in ET_REL), undefined and common ones 0.
+  std::vector<uint64_t> values(syms.size());
+  for (size_t k = 0; k < syms.size(); k++)
+    values[k] = (syms[k].shndx == SHN_UNDEF || syms[k].shndx == SHN_COMMON) ? 0 : syms[k].value;
   const Section* symtab = nullptr;
   for (const Section& s : sections_)
     if (s.type == SHT_SYMTAB) symtab = &s;
@@ -439,7 +487,7 @@ bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data,
         const uint64_t lo = chunks[k].lo, hi = k + 1 < m ? chunks[k + 1].lo : data.size();
         try {
           fill(lo, hi);
-          Applier apply(*this, syms, data, decode, rela, target.name, rel_name);
+          Applier apply(*this, values, data, decode, rela, target.name, rel_name);
           misplaced[k] = apply.run(entries.data(), chunks[k].begin, end, lo, hi) != end;
           sorted[k] = apply.sorted();
         } catch (...) {
@@ -462,7 +510,7 @@ bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data,
     }
     if (!filled) fill(0, data.size());
     filled = true;
-    Applier apply(*this, syms, data, decode, rela, target.name, rel_name);
+    Applier apply(*this, values, data, decode, rela, target.name, rel_name);
     apply.run(entries.data(), 0, n, 0, data.size());
     searchable &= apply.sorted();
   }

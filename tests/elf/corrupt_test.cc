@@ -430,6 +430,43 @@ TEST(ElfRelocate, RelocationSectionOfEachOffset) {
   }
 }
 
+// Once the general loop has met an absolute 4- and 8-byte type, entries of
+// those types go through a shorter loop (relocate.cc's run_plain), which
+// hands anything else back. Bytes and errors must be the general loop's:
+// worked out here by hand, with symbol 1 given st_value 0x100 (S).
+TEST(ElfRelocate, PlainEntriesGiveWhatTheGeneralLoopGives) {
+  auto rela = [](std::vector<std::vector<uint8_t>> entries) {
+    std::vector<uint8_t> r;
+    for (const std::vector<uint8_t>& e : entries) r.insert(r.end(), e.begin(), e.end());
+    return r;
+  };
+  auto with_value = [](Layout l) {
+    put64(l.bytes, l.data_offset[kSymtab - 1] + 24 + 8, 0x100);  // data_offset[i]: section i + 1
+    return l;
+  };
+  {  // R_X86_64_32, R_X86_64_32, R_X86_64_64, then R_X86_64_32 over the last's low half.
+    Layout l = with_value(relocatable(
+        rela({rela64(0, 1, 10, 0x10), rela64(4, 1, 10, 0x20), rela64(8, 1, 1, 0x30), rela64(8, 1, 10, 0x40)})));
+    auto f = elf::ElfFile::parse(l.bytes, "t.o");
+    Bytes d = f->section_data(*f->find_section(".debug_info"));
+    ASSERT_EQ(d.size(), 16u);
+    EXPECT_EQ(load<uint32_t>(d.data(), false), 0x110u);
+    EXPECT_EQ(load<uint32_t>(d.data() + 4, false), 0x120u);
+    EXPECT_EQ(load<uint64_t>(d.data() + 8, false), 0x140u);  // high half from the R_X86_64_64: 0
+  }
+  // After plain entries: one running past the end, one with a bad symbol,
+  // one of an unknown type; each reported at its own entry.
+  EXPECT_EQ(error_of(relocatable(rela({rela64(0, 1, 10, 0), rela64(8, 1, 1, 0), rela64(9, 1, 1, 0)})).bytes,
+                     ".debug_info"),
+            "t.o: .rela.debug_info+0x30: relocation offset 0x9 is outside .debug_info (size 0x10)");
+  EXPECT_EQ(error_of(relocatable(rela({rela64(0, 1, 10, 0), rela64(4, 1, 10, 0), rela64(8, 2, 10, 0)})).bytes,
+                     ".debug_info"),
+            "t.o: .rela.debug_info+0x30: symbol index 2 is out of range (2 symbols)");
+  EXPECT_EQ(error_of(relocatable(rela({rela64(0, 1, 10, 0), rela64(4, 1, 10, 0), rela64(8, 1, 99, 0)})).bytes,
+                     ".debug_info"),
+            "t.o: .rela.debug_info+0x30: unknown relocation type 99 for x86-64");
+}
+
 // A big relocation section is applied in chunks of 65536 entries on several
 // threads, each chunk copying and relocating its own bytes. The bytes and
 // the error must still be what one pass in entry order gives: worked out
