@@ -5,6 +5,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -36,12 +37,16 @@ StringTable::StringTable(bool leading_empty) {
 
 void StringTable::reserve(size_t bytes, size_t strings) {
   data_.reserve(bytes);
-  while (slots_.size() < strings * 2) grow();
+  size_t slots = std::max<size_t>(slots_.size(), kFirstSlots);
+  while (slots < strings * 2) slots *= 2;
+  if (slots > slots_.size()) rehash(slots);
 }
 
-void StringTable::grow() {
+void StringTable::grow() { rehash(slots_.empty() ? kFirstSlots : slots_.size() * 2); }
+
+void StringTable::rehash(size_t slots) {
   std::vector<Slot> old = std::move(slots_);
-  slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+  slots_.assign(slots, Slot{});
   // The home slot is the hash's low bits, all kept in the tag (slots are
   // fewer than 2^32): no string is read or hashed again, which made each
   // doubling of a kernel's table a pass over all its strings.
