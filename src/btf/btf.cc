@@ -91,8 +91,9 @@ void StringTable::build_index() {
   no_index_ = false;
   size_t n = 0;
   for (char c : data_) n += c == 0;
-  slots_.assign(1024, Slot{});
-  while (slots_.size() < n * 2 + 2) slots_.resize(slots_.size() * 2);
+  size_t slots = kFirstSlots;
+  while (slots < n * 2 + 2) slots *= 2;
+  slots_.assign(slots, Slot{});  // once: growing it by doubling allocated and filled every size on the way
   // The reader has checked the bytes end with NUL.
   for (size_t off = 0; off < data_.size();) {
     std::string_view s = at(static_cast<uint32_t>(off));
