@@ -5,7 +5,6 @@
 
 #include <xxhash.h>
 
-#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -35,11 +34,15 @@ StringTable::StringTable(bool leading_empty) {
   }
 }
 
+size_t StringTable::slots_for(size_t strings) {
+  size_t slots = kFirstSlots;
+  while (slots < strings * 2) slots *= 2;
+  return slots;
+}
+
 void StringTable::reserve(size_t bytes, size_t strings) {
   data_.reserve(bytes);
-  size_t slots = std::max<size_t>(slots_.size(), kFirstSlots);
-  while (slots < strings * 2) slots *= 2;
-  if (slots > slots_.size()) rehash(slots);
+  if (size_t slots = slots_for(strings); slots > slots_.size()) rehash(slots);
 }
 
 void StringTable::grow() { rehash(slots_.empty() ? kFirstSlots : slots_.size() * 2); }
@@ -91,9 +94,7 @@ void StringTable::build_index() {
   no_index_ = false;
   size_t n = 0;
   for (char c : data_) n += c == 0;
-  size_t slots = kFirstSlots;
-  while (slots < n * 2 + 2) slots *= 2;
-  slots_.assign(slots, Slot{});  // once: growing it by doubling allocated and filled every size on the way
+  slots_.assign(slots_for(n + 1), Slot{});  // sized once, not grown through every size on the way
   // The reader has checked the bytes end with NUL.
   for (size_t off = 0; off < data_.size();) {
     std::string_view s = at(static_cast<uint32_t>(off));

@@ -354,6 +354,9 @@ class StringTable {
   void index(uint32_t off, uint64_t hash);
   void grow();
   void rehash(size_t slots);  // a power of two, at least twice the strings indexed
+  // The index size for this many strings: a power of two, at least twice
+  // as many, at least kFirstSlots.
+  static size_t slots_for(size_t strings);
   // The first index: small, as most tables stay small (an encoder's unit
   // table names its strings in .debug_str and holds almost none of its own,
   // and a run keeps one per unit: 2,352 for vmlinux, where 1024 slots each
