@@ -259,7 +259,7 @@ class HowtoMemo {
 // returns its index (`end` when every entry was applied).
 class Applier {
  public:
-  // `values`: S of every symbol (symbol_values()).
+  // `values`: S of every symbol, by index (apply_relocations() computes them).
   Applier(const ElfFile& elf, std::span<const uint64_t> values, std::span<uint8_t> data, const Decoder& decode,
           bool rela, std::string_view target_name, const std::string& rel_name)
       : elf_(elf), values_(values), data_(data), decode_(decode), rela_(rela),
