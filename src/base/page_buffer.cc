@@ -12,13 +12,10 @@ PageBuffer::PageBuffer(size_t size) : size_(size) {
     data_ = size ? new uint8_t[size] : nullptr;  // default-initialised: no zeroing pass
     return;
   }
-  // Whole huge pages, so the last one is not left to small pages.
-  const size_t length = (size + kMapped - 1) & ~(kMapped - 1);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t length = (size + page - 1) & ~(page - 1);
   void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  // Advice only: without THP (or with it off) the buffer is simply made of
-  // small pages.
-  madvise(p, length, MADV_HUGEPAGE);
   data_ = static_cast<uint8_t*>(p);
   mapped_ = length;
 }

@@ -1,10 +1,17 @@
 // A writable byte buffer for a processed copy of file data (a relocated
 // .debug_info), uninitialised, sized once.
 //
-// Large buffers are their own anonymous mapping with transparent huge pages
-// asked for: amdgpu.ko's 94 MB .debug_info then costs ~50 page faults
-// instead of ~23,000, and the DIE walks over it miss the TLB less. Small
-// ones come from the heap, where freed blocks of earlier files are reused.
+// Large buffers are their own anonymous mapping, so that the pages of
+// bytes read for the last time can be given back early (discard). Small
+// pages, not transparent huge ones: on a virtual machine whose host takes
+// back free memory in large blocks (free page reporting: this project's
+// test machines), a huge page fresh from the host costs a host fault and
+// a zeroing of 2 MB, and a process started a few seconds after the last
+// one mostly gets such pages. amdgpu.ko's 94 MB .debug_info: read phase
+// 0.17 -> 0.12 s in runs 5 s apart, as in a benchmark that alternates
+// with pahole (small pages cost 23,000 faults instead of 50, which back to
+// back runs with warm huge pages show as 0.02 s more). Small buffers come
+// from the heap, where freed blocks of earlier files are reused.
 #pragma once
 
 #include <cstddef>
@@ -40,7 +47,7 @@ class PageBuffer {
   // of its own mapping (kMapped and up); a heap block is left as it is.
   void discard(std::span<const uint8_t> range);
 
-  // Sizes from which a buffer is its own huge-page mapping.
+  // Sizes from which a buffer is its own mapping.
   static constexpr size_t kMapped = size_t{2} << 20;
 
  private:
