@@ -7,7 +7,8 @@
 # passes (`--btf_gen_floats --lang_exclude=rust`). PAHOLE names the pahole
 # to compare with (default: Debian's `pahole`). -b BASE encodes FILE (a
 # module) split on the BTF in BASE, for both tools. For every -j value the two
-# tools run alternately RUNS times each (default 5); the script prints the
+# tools run alternately RUNS times each (default 5; which goes first turns
+# from run to run); the script prints the
 # median wall time, CPU time (user+sys) and peak RSS of each and the ratios.
 # -B names another btfc binary (an earlier build, say) that takes its turn
 # in the same alternation: on a machine whose speed drifts, a before/after
@@ -106,10 +107,15 @@ for j in $jobs_list; do
   tools="pahole btfc"
   [ -n "$other" ] && tools="$tools btfc-B"
   for tool in $tools; do : > "$tmp/$tool.txt"; done
-  for _ in $(seq "$runs"); do
-    measure btfc "$j" >> "$tmp/btfc.txt"
-    measure pahole "$j" >> "$tmp/pahole.txt"
-    [ -z "$other" ] || measure btfc-B "$j" >> "$tmp/btfc-B.txt"
+  # The order turns from run to run, so that no tool always follows the
+  # same one: on a virtual machine, how fast a run gets its memory depends
+  # on what the run before it freed, and how long ago.
+  read -r -a order <<< "$tools"
+  for ((r = 0; r < runs; r++)); do
+    for ((k = 0; k < ${#order[@]}; k++)); do
+      tool=${order[(r + k) % ${#order[@]}]}
+      measure "$tool" "$j" >> "$tmp/$tool.txt"
+    done
   done
   for tool in $tools; do
     w=$(cut -d' ' -f1 "$tmp/$tool.txt" | median)
