@@ -237,6 +237,16 @@ class CandidateIndex {
     return true;
   }
 
+  // Starts loading the front node of the chain add(tag) would extend, if
+  // the tag sits in its first slot (for after prefetch(tag)).
+  void prefetch_front(uint32_t tag) const {
+    const Slot& s = slots_[tag & (slots_.size() - 1)];
+    if (s.head && s.tag == tag) {
+      __builtin_prefetch(&nodes_[s.head]);
+      __builtin_prefetch(&nodes_[s.tail]);
+    }
+  }
+
   // Starts loading the slot for_each(tag) reads first.
   void prefetch(uint32_t tag) const { __builtin_prefetch(&slots_[tag & (slots_.size() - 1)]); }
 
@@ -324,23 +334,42 @@ class CandidateIndex {
 // they are, and candidates for new types.
 template <typename Rec>
 void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
-  for (uint32_t id = 1; id < start; ++id) {
-    const uint32_t* r = rec(id);
-    uint64_t h;
-    switch (kind_of(r)) {
-      case Kind::Var: case Kind::Datasec: continue;
-      case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Fwd:
-      case Kind::Typedef: case Kind::Func: case Kind::Float: case Kind::TypeTag:
-        h = hash_common(r);
-        break;
-      case Kind::Int: case Kind::DeclTag: h = hash_int_tag(r); break;
-      case Kind::Enum: case Kind::Enum64: h = hash_enum(r); break;
-      case Kind::Struct: case Kind::Union: h = hash_struct(r); break;
-      case Kind::Array: h = hash_array(r); break;
-      case Kind::FuncProto: h = hash_fnproto(r); break;
-      default: throw Error("BTF dedup: type [" + std::to_string(id) + "]: unknown kind in the base");
+  // Signatures first, in parallel chunks of ids (a base is read once, in
+  // order); then the adds, in id order (that order is libbpf's chain
+  // order), each loading ahead what a later add will touch: the index of
+  // a 100k-type base is megabytes, and an add otherwise waits for its
+  // slot and then for the node at the front of its chain (a single small
+  // module's dedup waits for this index).
+  struct Entry {
+    uint32_t tag, id, aux;  // id 0: not indexed (VAR, DATASEC)
+  };
+  UninitVector<Entry> entries(start > 0 ? start - 1 : 0);
+  parallel_for_ranges(1, start, 1 << 14, [&](size_t lo, size_t hi) {
+    for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
+      const uint32_t* r = rec(id);
+      uint64_t h;
+      switch (kind_of(r)) {
+        case Kind::Var: case Kind::Datasec: entries[id - 1] = {0, 0, 0}; continue;
+        case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Fwd:
+        case Kind::Typedef: case Kind::Func: case Kind::Float: case Kind::TypeTag:
+          h = hash_common(r);
+          break;
+        case Kind::Int: case Kind::DeclTag: h = hash_int_tag(r); break;
+        case Kind::Enum: case Kind::Enum64: h = hash_enum(r); break;
+        case Kind::Struct: case Kind::Union: h = hash_struct(r); break;
+        case Kind::Array: h = hash_array(r); break;
+        case Kind::FuncProto: h = hash_fnproto(r); break;
+        default: throw Error("BTF dedup: type [" + std::to_string(id) + "]: unknown kind in the base");
+      }
+      entries[id - 1] = {sig_tag(h), id, enum_summary(r)};
     }
-    index.add(sig_tag(h), id, enum_summary(r));
+  });
+  constexpr size_t kAhead = 16;
+  const size_t n = entries.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) index.prefetch(entries[i + kAhead].tag);
+    if (i + kAhead / 2 < n) index.prefetch_front(entries[i + kAhead / 2].tag);
+    if (entries[i].id) index.add(entries[i].tag, entries[i].id, entries[i].aux);
   }
 }
 
