@@ -539,7 +539,13 @@ class Deduper {
     // Every pass below reads records through rec_; own records are edited
     // in place (the word buffer does not move during dedup). Base types
     // (split BTF) are canonical as they are and candidates for new ones.
-    timed("dedup.prepare", [&] { index_records(), prepare_base(); });
+    // A prepared base's index is copied beside the per-id arrays' filling
+    // (a single small module waits for both); an index built here reads
+    // the records those arrays point to.
+    timed("dedup.prepare", [&] {
+      if (prepared_) parallel_for(2, [&](size_t k) { k == 0 ? index_records() : prepare_base(); });
+      else index_records(), prepare_base();
+    });
     // 1. One copy of each referenced string, in order of first reference.
     timed("dedup.strings", [&] { dedup_strings(); });
     // 2. INT, FLOAT, FWD, ENUM, ENUM64: exact matches; enum forwards meet
@@ -650,12 +656,16 @@ class Deduper {
       kind_[0] = Kind::Unknown;
       map_[0] = 0;
       hypot_[0] = UNPROCESSED;
-      for (uint32_t id = 1; id < start_; ++id) {
-        rec_[id] = btf_.record(id);
-        kind_[id] = kind_of(rec_[id]);
-        map_[id] = id;
-        hypot_[id] = UNPROCESSED;
-      }
+      // The base's part (a 100k-type vmlinux for a module): fresh pages
+      // too, so in chunks as well.
+      parallel_for_ranges(1, start_, kIdChunk, [&](size_t lo, size_t hi) {
+        for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
+          rec_[id] = btf_.record(id);
+          kind_[id] = kind_of(rec_[id]);
+          map_[id] = id;
+          hypot_[id] = UNPROCESSED;
+        }
+      });
     }
     // Own ids: fresh pages for a big table, so filled in parallel.
     const uint32_t* words = btf_.words().data();
