@@ -8,10 +8,11 @@
 // test machines), a huge page fresh from the host costs a host fault and
 // a zeroing of 2 MB, and a process started a few seconds after the last
 // one mostly gets such pages. amdgpu.ko's 94 MB .debug_info: read phase
-// 0.17 -> 0.12 s in runs 5 s apart, as in a benchmark that alternates
-// with pahole (small pages cost 23,000 faults instead of 50, which back to
-// back runs with warm huge pages show as 0.02 s more). Small buffers come
-// from the heap, where freed blocks of earlier files are reused.
+// 0.17 -> 0.12 s in runs 5 s apart; back to back, where huge pages come
+// warm, small pages (23,000 faults instead of 50) cost 0.03 s more, and
+// bench/compare.sh, whose runs follow one another, sees no difference.
+// Small buffers come from the heap, where freed blocks of earlier files
+// are reused.
 #pragma once
 
 #include <cstddef>
