@@ -517,6 +517,32 @@ class Validator {
   bool kernel_only_;  // also the rules only the kernel applies (see reader.h)
 };
 
+// The record walk of read_raw: where each record starts, checked to fit.
+void record_offsets(const Reader& r, std::span<const uint32_t> words, uint64_t type_start, TypeId start_id,
+                   UninitVector<uint32_t>& offsets) {
+  const size_t nwords = words.size();
+  for (size_t w = 0; w < nwords;) {
+    TypeId id = start_id + static_cast<uint32_t>(offsets.size());
+    uint64_t at = type_start + 4 * w;
+    if (id > MAX_TYPE) r.fail_at(at, "more than " + std::to_string(MAX_TYPE) + " types");
+    if (nwords - w < 3)
+      r.fail_at(at, "type [" + std::to_string(id) + "]: truncated record (" + std::to_string(4 * (nwords - w)) +
+                        " bytes left, need 12)");
+    uint32_t info = words[w + 1];
+    int64_t extra = extra_words(info_kind(info), info_vlen(info));
+    if (extra < 0 || info_kind(info) == Kind::Unknown)
+      r.fail_at(at + 4, "type [" + std::to_string(id) + "]: unknown kind " +
+                            std::to_string(static_cast<unsigned>(info_kind(info))));
+    if (static_cast<uint64_t>(extra) > nwords - w - 3)
+      r.fail_at(at + 4, "type [" + std::to_string(id) + "] " + std::string(kind_name(info_kind(info))) + ": vlen " +
+                            std::to_string(info_vlen(info)) + " needs " + std::to_string(4 * extra) + " bytes, only " +
+                            std::to_string(4 * (nwords - w - 3)) + " left");
+    offsets.push_back(static_cast<uint32_t>(w));
+    w += 3 + static_cast<size_t>(extra);
+  }
+}
+
+
 }  // namespace
 
 bool is_raw_btf(Bytes bytes) {
@@ -582,35 +608,26 @@ Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   if (uint64_t{start_str_off} + str_len - 1 > MAX_NAME_OFFSET && str_len)
     r.fail_at(20, "string section too large (" + std::to_string(str_len) + " bytes)");
 
-  // Types: copy words, index records.
+  // Types: copy words, index records. The copy goes in parallel chunks
+  // (fresh pages: a vmlinux base is 4 MB of them), and the strings are
+  // copied beside the record walk (a single small module waits for its
+  // base to be read).
   uint64_t type_start = uint64_t{hdr_len} + type_off;
   size_t nwords = type_len / 4;
   UninitVector<uint32_t> words(nwords);
-  for (size_t i = 0; i < nwords; ++i) words[i] = load<uint32_t>(bytes.data() + type_start + 4 * i, big_endian);
+  parallel_for_ranges(0, nwords, size_t{1} << 16, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) words[i] = load<uint32_t>(bytes.data() + type_start + 4 * i, big_endian);
+  });
   UninitVector<uint32_t> offsets;
-  TypeId start_id = base ? base->end_id() : 1;
-  for (size_t w = 0; w < nwords;) {
-    TypeId id = start_id + static_cast<uint32_t>(offsets.size());
-    uint64_t at = type_start + 4 * w;
-    if (id > MAX_TYPE) r.fail_at(at, "more than " + std::to_string(MAX_TYPE) + " types");
-    if (nwords - w < 3)
-      r.fail_at(at, "type [" + std::to_string(id) + "]: truncated record (" + std::to_string(4 * (nwords - w)) +
-                        " bytes left, need 12)");
-    uint32_t info = words[w + 1];
-    int64_t extra = extra_words(info_kind(info), info_vlen(info));
-    if (extra < 0 || info_kind(info) == Kind::Unknown)
-      r.fail_at(at + 4, "type [" + std::to_string(id) + "]: unknown kind " +
-                            std::to_string(static_cast<unsigned>(info_kind(info))));
-    if (static_cast<uint64_t>(extra) > nwords - w - 3)
-      r.fail_at(at + 4, "type [" + std::to_string(id) + "] " + std::string(kind_name(info_kind(info))) + ": vlen " +
-                            std::to_string(info_vlen(info)) + " needs " + std::to_string(4 * extra) + " bytes, only " +
-                            std::to_string(4 * (nwords - w - 3)) + " left");
-    offsets.push_back(static_cast<uint32_t>(w));
-    w += 3 + static_cast<size_t>(extra);
-  }
+  offsets.reserve(nwords / 4);  // records are 4 words and more, mostly
+  StringTable strings(base == nullptr);  // as Btf(base) makes its own
+  parallel_for(2, [&](size_t k) {
+    if (k == 0) record_offsets(r, words, type_start, base ? base->end_id() : 1, offsets);
+    else strings.assign_unindexed(bytes.subspan(str_start, str_len));
+  });
 
   Btf btf(base);
-  btf.assign_raw(std::move(words), std::move(offsets), bytes.subspan(str_start, str_len));
+  btf.assign_raw(std::move(words), std::move(offsets), std::move(strings));
   // The checks read the strings, the index is built beside them (a
   // module's base: 9 ms of hashing vmlinux's strings, 15 ms of checks).
   parallel_for(2, [&](size_t k) {
@@ -619,6 +636,7 @@ Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   });
   return btf;
 }
+
 
 Btf read_file(const std::string& path, const Btf* base) {
   try {
