@@ -556,13 +556,15 @@ class Btf {
   // the absolute offset of their first byte.
   uint32_t append_strings_raw(std::span<const char> bytes);
 
-  // Used by the reader: takes the words and the string bytes, whose index
-  // index_strings() builds (the reader does so beside its checks, which
-  // read the strings but never look one up).
+  // Takes the words and the string bytes (distill_base), whose index
+  // index_strings() builds.
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, std::span<const uint8_t> strings);
+  // Builds the index of strings taken without one: here, or by the reader
+  // through StringTable::assign_unindexed (beside its checks, which read
+  // the strings but never look one up).
   void index_strings() { strings_.build_index(); }
-  // Used by dedup: takes the records and the string table it built, or
-  // the records only (the strings stay).
+  // Takes the records and a string table (dedup's, the reader's), or the
+  // records only (the strings stay).
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings);
   void assign_records(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets);
 

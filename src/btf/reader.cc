@@ -542,7 +542,6 @@ void record_offsets(const Reader& r, std::span<const uint32_t> words, uint64_t t
   }
 }
 
-
 }  // namespace
 
 bool is_raw_btf(Bytes bytes) {
@@ -620,7 +619,7 @@ Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   });
   UninitVector<uint32_t> offsets;
   offsets.reserve(nwords / 4);  // records are 4 words and more, mostly
-  StringTable strings(base == nullptr);  // as Btf(base) makes its own
+  StringTable strings(/*leading_empty=*/false);  // the section's bytes replace whatever it starts with
   parallel_for(2, [&](size_t k) {
     if (k == 0) record_offsets(r, words, type_start, base ? base->end_id() : 1, offsets);
     else strings.assign_unindexed(bytes.subspan(str_start, str_len));
@@ -636,7 +635,6 @@ Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   });
   return btf;
 }
-
 
 Btf read_file(const std::string& path, const Btf* base) {
   try {
