@@ -36,6 +36,10 @@ unsigned jobs() {
 
 namespace {
 
+// > 0 while this thread runs an item of a loop on an arena (loops inside
+// it are nested).
+thread_local int t_item_depth = 0;
+
 // Runs body(i) for every i; `loop` decides how the items are spread over
 // the threads. Keeps the error of the lowest failing index.
 template <typename Loop>
@@ -56,11 +60,24 @@ void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
     }
   };
   unsigned threads = jobs();
+  auto run_item = [&](size_t i) {
+    ++t_item_depth;
+    run(i);
+    --t_item_depth;
+  };
   if (threads <= 1 || n == 1) {
     for (size_t i = 0; i < n; i++) run(i);
+  } else if (t_item_depth > 0) {
+    // Inside another loop's arena: this one's items join it. An arena of
+    // their own waits for a thread to leave the outer one (which it does
+    // only after spinning there): a single small module's base, read in
+    // one of the read phase's four items, was checked on one thread. The
+    // waiting thread takes only this loop's items meanwhile (isolate), so
+    // an outer item never starts on top of an unfinished one.
+    tbb::this_task_arena::isolate([&] { loop(threads, run_item); });
   } else {
     tbb::task_arena arena(static_cast<int>(threads));
-    arena.execute([&] { loop(threads, run); });
+    arena.execute([&] { loop(threads, run_item); });
   }
   if (failed) std::rethrow_exception(failed);
 }

@@ -103,6 +103,47 @@ TEST(ParallelForInOrder, SecondThreadStartsAtItemOne) {
   EXPECT_EQ(first_other.load(), 1);
 }
 
+// A loop inside another loop's item runs on the outer loop's threads, and
+// a thread waiting for the inner loop takes only its items: no outer item
+// ever starts on a thread in the middle of another (the encoder keeps
+// per-thread scratch space for its items).
+TEST(ParallelFor, NestedLoopsDoNotStartOuterItemsInsideInnerOnes) {
+  set_jobs(2);
+  thread_local int depth = 0;
+  std::atomic<int> deepest{0};
+  std::vector<std::atomic<int>> seen(64 * 100);
+  parallel_for(64, [&](size_t i) {
+    ++depth;
+    int d = depth;
+    int was = deepest.load();
+    while (d > was && !deepest.compare_exchange_weak(was, d)) {
+    }
+    // Uneven inner loops: a thread done with its own inner items while
+    // another's are still running looks for other work.
+    parallel_for(i % 2 ? 100 : 2, [&](size_t k) {
+      seen[i * 100 + k]++;
+      std::this_thread::sleep_for(std::chrono::microseconds(i % 2 ? 20 : 400));
+    });
+    --depth;
+  });
+  set_jobs(0);
+  EXPECT_EQ(deepest.load(), 1);
+  for (size_t i = 0; i < seen.size(); i++) EXPECT_EQ(seen[i].load(), (i / 100) % 2 || i % 100 < 2 ? 1 : 0) << i;
+  // And the lowest failing index of an inner loop is what its caller sees.
+  set_jobs(2);
+  try {
+    parallel_for(4, [&](size_t i) {
+      parallel_for(50, [&](size_t k) {
+        if (i == 2 && k % 9 == 4) throw Error(".y", k, "bad inner item");
+      });
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ".y+0x4: bad inner item");
+  }
+  set_jobs(0);
+}
+
 // Ranges of [begin, end): each index in exactly one, each range `chunk`
 // long but the last, which ends at `end`; an empty interval calls nothing.
 TEST(ParallelForRanges, CoversTheIntervalInChunks) {
