@@ -5,8 +5,11 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
+
+#include "base/parallel.h"
 
 namespace btfc::btf {
 
@@ -68,18 +71,7 @@ uint64_t StringTable::hash(std::string_view s) { return XXH3_64bits(s.data(), s.
 // which is what libbpf's strset does for a table read from a file).
 void StringTable::index(uint32_t off, uint64_t h) {
   if ((count_ + 1) * 2 > slots_.size()) grow();
-  size_t mask = slots_.size() - 1;
-  std::string_view s = at(off);
-  uint32_t tag = tag_of(h);
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    const Slot& slot = slots_[i];
-    if (!slot.off1) {
-      slots_[i] = {off + 1, tag};
-      ++count_;
-      return;
-    }
-    if (slot.tag == tag && equals(slot.off1 - 1, s)) return;
-  }
+  insert_new(off, at(off), h);
 }
 
 void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
@@ -92,14 +84,58 @@ void StringTable::build_index() {
   slots_.clear();
   count_ = 0;
   no_index_ = false;
+  // The strings and their hashes first, in parallel chunks of the bytes
+  // (a chunk has the strings that start in it); then the inserts, in
+  // offset order as one pass would make them (the first of equal texts
+  // is the one found), each loading ahead the slot of a later one: a
+  // module's base is vmlinux, whose index is megabytes, and a single
+  // small module waits for it.
+  struct Entry {
+    uint32_t off, len;
+    uint64_t hash;
+  };
+  constexpr size_t kChunkBytes = size_t{1} << 18;
+  const size_t size = data_.size();
+  std::vector<std::vector<Entry>> parts((size + kChunkBytes - 1) / kChunkBytes);
+  parallel_for(parts.size(), [&](size_t c) {
+    const size_t lo = c * kChunkBytes, hi = std::min(size, lo + kChunkBytes);
+    size_t off = lo;
+    while (off < hi && off > 0 && data_[off - 1] != '\0') ++off;  // the first string starting here
+    std::vector<Entry>& mine = parts[c];
+    mine.reserve((hi - lo) / 16);
+    // The reader has checked the bytes end with NUL.
+    while (off < hi) {
+      std::string_view s = at(static_cast<uint32_t>(off));
+      mine.push_back({static_cast<uint32_t>(off), static_cast<uint32_t>(s.size()), hash(s)});
+      off += s.size() + 1;
+    }
+  });
   size_t n = 0;
-  for (char c : data_) n += c == 0;
+  for (const std::vector<Entry>& p : parts) n += p.size();
   slots_.assign(slots_for(n + 1), Slot{});  // sized once, not grown through every size on the way
-  // The reader has checked the bytes end with NUL.
-  for (size_t off = 0; off < data_.size();) {
-    std::string_view s = at(static_cast<uint32_t>(off));
-    index(static_cast<uint32_t>(off), hash(s));
-    off += s.size() + 1;
+  const size_t mask = slots_.size() - 1;
+  constexpr size_t kAhead = 16;
+  for (size_t c = 0; c < parts.size(); ++c) {
+    const std::vector<Entry>& p = parts[c];
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (i + kAhead < p.size()) __builtin_prefetch(&slots_[p[i + kAhead].hash & mask]);
+      const Entry& e = p[i];
+      insert_new(e.off, std::string_view(data_.data() + e.off, e.len), e.hash);
+    }
+  }
+}
+
+void StringTable::insert_new(uint32_t off, std::string_view s, uint64_t h) {
+  const size_t mask = slots_.size() - 1;
+  const uint32_t tag = tag_of(h);
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (!slot.off1) {
+      slots_[i] = {off + 1, tag};
+      ++count_;
+      return;
+    }
+    if (slot.tag == tag && equals(slot.off1 - 1, s)) return;
   }
 }
 

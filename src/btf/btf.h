@@ -352,6 +352,8 @@ class StringTable {
   };
   static uint32_t tag_of(uint64_t hash) { return static_cast<uint32_t>(hash); }
   void index(uint32_t off, uint64_t hash);
+  // index() of `s` at `off`, the table having room for it.
+  void insert_new(uint32_t off, std::string_view s, uint64_t hash);
   void grow();
   void rehash(size_t slots);  // a power of two, at least twice the strings indexed
   // The index size for this many strings: a power of two, at least twice

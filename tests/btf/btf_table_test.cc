@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "btf/btf.h"
 #include "btf/writer.h"
@@ -149,6 +153,37 @@ TEST(BtfTable, AttributeTagsSetKindFlag) {
   EXPECT_TRUE(b.type(t).kind_flag());
   EXPECT_EQ(b.type(t).name(), "b");
   EXPECT_EQ(b.type(t).type(), i);
+}
+
+// A read table's index (built in parallel chunks of its bytes for big
+// tables): every string is found, at its first offset when the same text
+// is there twice (here in different chunks), also one that straddles a
+// chunk's boundary.
+TEST(StringTable, IndexOfReadBytesFindsFirstOffsets) {
+  std::string bytes(1, '\0');
+  std::vector<std::pair<std::string, uint32_t>> first;
+  for (int i = 0; bytes.size() < (3u << 18); ++i) {
+    std::string s = "name_" + std::to_string(i % 20000) + std::string(i % 7, 'x');
+    if (i < 20000) first.emplace_back(s, static_cast<uint32_t>(bytes.size()));
+    bytes += s + '\0';
+  }
+  // A string across the first boundary (offsets 262140..262149).
+  const size_t boundary = size_t{1} << 18;
+  bytes.resize(boundary - 5);
+  bytes += '\0';
+  const std::string across = "straddling";
+  bytes += across + '\0';
+  bytes += "tail" + std::string(1, '\0');
+  StringTable t;
+  t.assign(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  for (const auto& [s, off] : first) {
+    if (off + s.size() >= boundary - 5) break;  // cut off above
+    ASSERT_EQ(t.find(s), std::optional<uint32_t>(off)) << s;
+  }
+  EXPECT_EQ(t.find(across), std::optional<uint32_t>(static_cast<uint32_t>(boundary - 4)));
+  EXPECT_EQ(t.find("tail"), std::optional<uint32_t>(static_cast<uint32_t>(boundary + across.size() - 3)));
+  EXPECT_EQ(t.find("absent"), std::nullopt);
+  EXPECT_EQ(t.add("tail"), boundary + across.size() - 3);  // found, not added again
 }
 
 TEST(BtfTable, SplitContinuesBaseIdsAndStrings) {
