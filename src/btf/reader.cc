@@ -9,6 +9,7 @@
 #include "btf/reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <cctype>
 #include <memory>
@@ -63,7 +64,8 @@ bool valid_section_name(std::string_view s) {
 class Validator {
  public:
   Validator(const Btf& btf, std::string_view section, uint64_t types_offset, bool kernel_only)
-      : btf_(btf), section_(section), types_offset_(types_offset), kernel_only_(kernel_only) {}
+      : btf_(btf), section_(section), types_offset_(types_offset), kernel_only_(kernel_only),
+        identifiers_((uint64_t{btf.end_str_off()} + 63) / 64) {}
 
   // The per-record checks run in parallel chunks of ids; parallel_for
   // reports the lowest chunk's error, so the message is the first record's
@@ -136,7 +138,8 @@ class Validator {
       fail(id, 1, "unknown kind " + std::to_string(static_cast<unsigned>(kind)));
     if (rec[1] & 0x60ff0000) fail(id, 1, "reserved info bits set (" + hex(rec[1]) + ")");
     check_name_off(id, 0, rec[0], "");
-    std::string_view name = rec[0] ? btf_.str(rec[0]) : std::string_view();
+    // Read only by the kinds whose name is not an identifier.
+    auto name = [&] { return rec[0] ? btf_.str(rec[0]) : std::string_view(); };
 
     switch (kind) {
       case Kind::Struct: case Kind::Union: case Kind::Enum: case Kind::Fwd: case Kind::Enum64:
@@ -157,10 +160,10 @@ class Validator {
       if (rec[0]) fail(id, 0, "must have no name");
     };
     auto need_identifier = [&] {
-      if (!valid_identifier(name)) fail(id, 0, rec[0] ? "invalid name" : "needs a name");
+      if (!rec[0] || !identifier_at(rec[0])) fail(id, 0, rec[0] ? "invalid name" : "needs a name");
     };
     auto optional_identifier = [&] {
-      if (rec[0] && !valid_identifier(name)) fail(id, 0, "invalid name");
+      if (rec[0] && !identifier_at(rec[0])) fail(id, 0, "invalid name");
     };
 
     switch (kind) {
@@ -186,7 +189,7 @@ class Validator {
         check_id(id, 2, rec[2], "");
         break;
       case Kind::TypeTag:
-        if (name.empty()) fail(id, 0, "needs a name");
+        if (name().empty()) fail(id, 0, "needs a name");
         check_id(id, 2, rec[2], "");
         break;
       case Kind::Array:
@@ -202,7 +205,7 @@ class Validator {
           uint32_t w = 3 + 3 * i;
           check_name_off(id, w, rec[w], [&] { return "member " + std::to_string(i) + " "; });
           auto what = [&] { return "member '" + name_text(rec[w]) + "' "; };
-          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what() + "has an invalid name");
+          if (rec[w] && !identifier_at(rec[w])) fail(id, w, what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           if (rec[w + 1] == 0) fail(id, w + 1, what() + "has type void");
           uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
@@ -224,7 +227,7 @@ class Validator {
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + stride * i;
           check_name_off(id, w, rec[w], [&] { return "value " + std::to_string(i) + " "; });
-          if (!valid_identifier(rec[w] ? btf_.str(rec[w]) : ""))
+          if (!rec[w] || !identifier_at(rec[w]))
             fail(id, w, "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'");
         }
         break;
@@ -247,7 +250,7 @@ class Validator {
           uint32_t w = 3 + 2 * i;
           check_name_off(id, w, rec[w], [&] { return "param " + std::to_string(i) + " "; });
           auto what = [&] { return "param " + std::to_string(i) + " '" + name_text(rec[w]) + "' "; };
-          if (rec[w] && !valid_identifier(btf_.str(rec[w]))) fail(id, w, what() + "has an invalid name");
+          if (rec[w] && !identifier_at(rec[w])) fail(id, w, what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           // Only a last, unnamed param may be void: the "..." of varargs.
           if (rec[w + 1] == 0 && (i + 1 != vlen || rec[w])) fail(id, w + 1, what() + "has type void");
@@ -262,7 +265,7 @@ class Validator {
           fail(id, 3, "extern linkage (the kernel loads static and global only)");
         break;
       case Kind::Datasec: {
-        if (!valid_section_name(name)) fail(id, 0, rec[0] ? "invalid section name" : "needs a name");
+        if (!valid_section_name(name())) fail(id, 0, rec[0] ? "invalid section name" : "needs a name");
         // Sorted by offset and inside the section. Overlap is let through
         // (the kernel refuses it): pahole 1.31 --btf_features=global_var
         // writes the same variable twice at one offset, and dump must show
@@ -301,7 +304,7 @@ class Validator {
         break;
       }
       case Kind::DeclTag:
-        if (name.empty()) fail(id, 0, "needs a name");
+        if (name().empty()) fail(id, 0, "needs a name");
         check_id(id, 2, rec[2], "");
         if (static_cast<int32_t>(rec[3]) < -1)
           fail(id, 3, "component_idx " + std::to_string(static_cast<int32_t>(rec[3])) + " is below -1");
@@ -309,6 +312,21 @@ class Validator {
       default:
         break;
     }
+  }
+
+  // Is the string at `off` (a valid offset) an identifier? Each offset
+  // is read once: a base's records share their names (vmlinux's members,
+  // parameters and values name a few hundred thousand times what are far
+  // fewer strings), and reading a name's bytes is a cache miss. A bit set
+  // per offset found valid; the chunks run in parallel, hence atomics
+  // (relaxed: a bit not seen yet only means the name is read again).
+  bool identifier_at(uint32_t off) const {
+    std::atomic_ref<uint64_t> word(identifiers_[off / 64]);
+    const uint64_t bit = uint64_t{1} << (off % 64);
+    if (word.load(std::memory_order_relaxed) & bit) return true;
+    if (!valid_identifier(btf_.str(off))) return false;
+    word.fetch_or(bit, std::memory_order_relaxed);
+    return true;
   }
 
   // Kinds that have no place where a type is expected.
@@ -515,6 +533,7 @@ class Validator {
   std::string_view section_;
   uint64_t types_offset_;
   bool kernel_only_;  // also the rules only the kernel applies (see reader.h)
+  mutable std::vector<uint64_t> identifiers_;  // identifier_at(): a bit per string offset
 };
 
 // The record walk of read_raw: where each record starts, checked to fit.
@@ -554,7 +573,10 @@ void validate(const Btf& btf, std::string_view section, uint64_t types_offset) {
 
 void validate_for_kernel(const Btf& btf) { Validator(btf, ".BTF", HEADER_SIZE, true).run(); }
 
-Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
+namespace {
+
+// read_raw into `out`, running `beside` (if any) beside the checks.
+void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view section, const BesideChecks& beside) {
   Reader r(bytes, section, false);
   if (bytes.size() < 8) r.fail_at(0, "too short for a BTF header (" + std::to_string(bytes.size()) + " bytes)");
   bool big_endian;
@@ -625,21 +647,30 @@ Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
     else strings.assign_unindexed(bytes.subspan(str_start, str_len));
   });
 
-  Btf btf(base);
-  btf.assign_raw(std::move(words), std::move(offsets), std::move(strings));
+  out = Btf(base);
+  out.assign_raw(std::move(words), std::move(offsets), std::move(strings));
   // The checks read the strings, the index is built beside them (a
-  // module's base: 9 ms of hashing vmlinux's strings, 15 ms of checks).
-  parallel_for(2, [&](size_t k) {
-    if (k == 0) validate(btf, section, type_start);
-    else btf.index_strings();
+  // module's base: 9 ms of hashing vmlinux's strings, 15 ms of checks),
+  // and so is what the caller builds from the records.
+  parallel_for(beside ? 3 : 2, [&](size_t k) {
+    if (k == 0) validate(out, section, type_start);
+    else if (k == 1) out.index_strings();
+    else beside(out);
   });
+}
+
+}  // namespace
+
+Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
+  Btf btf;
+  read_raw_into(btf, bytes, base, section, nullptr);
   return btf;
 }
 
-Btf read_file(const std::string& path, const Btf* base) {
+void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside) {
   try {
     MappedFile file = MappedFile::open(path);
-    if (is_raw_btf(file.bytes())) return read_raw(file.bytes(), base);
+    if (is_raw_btf(file.bytes())) return read_raw_into(out, file.bytes(), base, ".BTF", beside);
     auto elf = elf::ElfFile::open(path);
     const elf::Section* s = elf->find_section(".BTF");
     if (!s) throw Error("no .BTF section (and not raw BTF)");
@@ -650,12 +681,20 @@ Btf read_file(const std::string& path, const Btf* base) {
         throw Error(".BTF.base: .BTF is split BTF on this distilled base; give the full base (e.g. vmlinux) "
                     "to relocate it onto");
       Btf distilled = read_raw(elf->section_data(*d), nullptr, ".BTF.base");
-      return relocate(read_raw(elf->section_data(*s), &distilled, ".BTF"), *base);
+      out = relocate(read_raw(elf->section_data(*s), &distilled, ".BTF"), *base);
+    } else {
+      read_raw_into(out, elf->section_data(*s), base, ".BTF", nullptr);
     }
-    return read_raw(elf->section_data(*s), base, ".BTF");
+    if (beside) beside(out);
   } catch (Error& e) {
     throw e.with_file(path);
   }
+}
+
+Btf read_file(const std::string& path, const Btf* base) {
+  Btf btf;
+  read_file(path, base, btf, nullptr);
+  return btf;
 }
 
 }  // namespace btfc::btf

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,17 @@ Btf read_raw(Bytes bytes, const Btf* base = nullptr, std::string_view section = 
 // distilled_base) needs `base`: its .BTF is relocated onto it (relocate()
 // in btf/distill.h), as libbpf 1.5 does when given a base.
 Btf read_file(const std::string& path, const Btf* base = nullptr);
+
+// What a caller builds from a table while it is being read (a module's
+// base: dedup's index of it, which a single small module waits for): run
+// beside the checks of the records, with the table in its place and every
+// record lying inside it, but nothing else checked yet, so what it builds
+// is for after the read returns (and is to be dropped if it throws).
+using BesideChecks = std::function<void(const Btf&)>;
+
+// read_file into `out`, which stays where it is: `beside` runs beside the
+// checks (raw BTF), or after them.
+void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside);
 
 // The semantic checks read_raw runs, for tables built in memory too.
 // `types_offset`: where word 0 of the records sits in the section, for

@@ -75,9 +75,14 @@ struct BaseInput {
   std::optional<btf::DedupBase> index{};
 
   bool wanted() const { return btf || !path.empty(); }
-  // Reads and indexes what is missing (one task of the read phase).
+  // Reads and indexes what is missing (one task of the read phase); a
+  // base read here is indexed beside its checks.
   void complete() {
-    if (!btf && !path.empty()) btf = &read.emplace(btf::read_file(path));
+    if (!btf && !path.empty()) {
+      btf::read_file(path, nullptr, read.emplace(), [&](const btf::Btf& b) { index.emplace(b); });
+      btf = &*read;
+      prepared = &*index;
+    }
     if (btf && !prepared) prepared = &index.emplace(*btf);
   }
 };

@@ -287,5 +287,62 @@ TEST(BtfReader, FileErrorsNameTheFile) {
   EXPECT_NE(r.err.find("/nonexistent.btf"), std::string::npos);
 }
 
+// read_file into a table in place, with work beside the checks (a
+// module's base is indexed so): the work sees that table with all its
+// records; a table the checks refuse still fails with their message,
+// whatever the work did with it.
+TEST(BtfReader, WorkBesideTheChecksSeesTheTableInPlace) {
+  std::string path = test::scratch_dir() + "/beside.btf";
+  auto write = [&](const std::vector<uint8_t>& v) {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), v.size());
+  };
+  write(good_blob());
+  Btf out;
+  const Btf* seen = nullptr;
+  uint32_t seen_end = 0, seen_member_type = 0;
+  read_file(path, nullptr, out, [&](const Btf& b) {
+    seen = &b;
+    seen_end = b.end_id();
+    seen_member_type = b.record(3)[4];
+  });
+  EXPECT_EQ(seen, &out);
+  EXPECT_EQ(seen_end, 4u);
+  EXPECT_EQ(seen_member_type, 1u);
+  EXPECT_EQ(write_raw(out), good_blob());
+
+  std::vector<uint8_t> v = good_blob();
+  put32(v, 68, 7);  // the member's type id: in the record, out of range
+  write(v);
+  bool ran = false;
+  try {
+    Btf bad;
+    read_file(path, nullptr, bad, [&](const Btf&) { ran = true; });
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": .BTF+0x44: type [3] STRUCT 'foo': member 'bar' type id 7 out of range (last id is 3)");
+  }
+  EXPECT_TRUE(ran);
+}
+
+// Names are checked once per offset (shared by many records), and a name
+// found valid at one offset does not vouch for another.
+TEST(BtfReader, SharedNamesCheckedPerOffset) {
+  Btf b;
+  b.add_int("int", 4, INT_SIGNED);
+  b.add_struct("foo", 8);
+  b.add_member("bar", 1, 0);
+  b.add_member("baz", 1, 32);
+  b.add_struct("qux", 8);
+  b.add_member("bar", 1, 0);
+  b.add_member("baz", 1, 32);
+  std::vector<uint8_t> v = write_raw(b);
+  EXPECT_EQ(error_of(v), "(no error)");
+  // Strings: "\0int\0foo\0bar\0baz\0qux\0"; "baz" at 13 becomes "b-z".
+  const size_t strings = v.size() - 21;
+  ASSERT_EQ(std::string(reinterpret_cast<const char*>(v.data()) + strings + 13), "baz");
+  v[strings + 14] = '-';
+  EXPECT_EQ(error_of(v), ".BTF+0x40: type [2] STRUCT 'foo': member 'b-z' has an invalid name");
+}
+
 }  // namespace
 }  // namespace btfc::btf
