@@ -476,7 +476,8 @@ struct Scratch {
 
 struct DedupBase::Impl {
   const Btf& base;
-  CandidateIndex index;
+  mutable CandidateIndex index;     // moved out by a last_use dedup
+  mutable bool index_taken = false;
   UniqueNames composites;  // base STRUCT/UNIONs by name (they are all canonical)
   // Scratches not in use: as many as dedups ran at once.
   mutable std::mutex mutex;
@@ -500,7 +501,7 @@ struct DedupBase::Impl {
 // every base type at once rather than grown to it (the order of its chains
 // does not depend on its size): no rehashing on the way.
 DedupBase::DedupBase(const Btf& base)
-    : impl_(new Impl{base, CandidateIndex(base.end_id()), UniqueNames(0), {}, {}}) {
+    : impl_(new Impl{base, CandidateIndex(base.end_id()), false, UniqueNames(0), {}, {}}) {
   parallel_for(2, [&](size_t k) {
     if (k == 0) {
       index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
@@ -526,7 +527,7 @@ class Deduper {
 
  public:
   Deduper(Btf& btf, const DedupOptions& options)
-      : btf_(btf), compat_(options.compat), start_(btf.start_id()), end_(btf.end_id()),
+      : btf_(btf), compat_(options.compat), last_use_(options.last_use), start_(btf.start_id()), end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
         rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
@@ -694,7 +695,13 @@ class Deduper {
 
   void prepare_base() {
     if (prepared_) {
-      if (!scratch_->index_ready) scratch_->index = prepared_->index;
+      if (prepared_->index_taken) throw Error("internal: a DedupBase used after its last use");
+      if (last_use_) {
+        scratch_->index = std::move(prepared_->index);  // a copy of it costs a small module 1-2 ms
+        prepared_->index_taken = true;
+      } else if (!scratch_->index_ready) {
+        scratch_->index = prepared_->index;
+      }
       scratch_->index_ready = false;  // until rolled back
       index_ = &*scratch_->index;
       index_->begin_journal();
@@ -1364,6 +1371,7 @@ class Deduper {
 
   Btf& btf_;
   DedupCompat compat_;
+  bool last_use_;
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own

@@ -101,6 +101,10 @@ struct DedupOptions {
   DedupCompat compat = DedupCompat::Libbpf_1_1;
   // Used when it was built for the table's base (else ignored).
   const DedupBase* prepared_base = nullptr;
+  // This is the prepared base's last dedup (a single module's): it takes
+  // the base's candidate index rather than a copy, and the DedupBase is
+  // not to be used again (a dedup that tries throws).
+  bool last_use = false;
 };
 
 // Deduplicates `btf` in place (types and strings). For split BTF only its

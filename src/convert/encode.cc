@@ -284,7 +284,8 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
   stats.types_before_dedup = out.type_count();
   {
     PhaseTimer t("dedup");
-    if (out.type_count()) btf::dedup(out, {.prepared_base = prepared});
+    // A base read for this file alone is not needed after this dedup.
+    if (out.type_count()) btf::dedup(out, {.prepared_base = prepared, .last_use = base_input.index.has_value()});
   }
   stats.types_after_dedup = out.type_count();
   return out;

@@ -635,6 +635,30 @@ TEST(Dedup, PreparedBaseSharedBySplitTablesMatchesLibbpf) {
   }
 }
 
+// A single module's dedup, the prepared base's last use, takes the base's
+// index instead of copying it: the same bytes as libbpf; the DedupBase is
+// spent afterwards, and using it again is an error, not a wrong result.
+TEST(Dedup, PreparedBaseLastUseMatchesLibbpfAndIsSpent) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed * 7727);
+    std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
+    Btf raw_base;
+    write_random_units(raw_base, rng, pool, 1 + static_cast<int>(rng() % 3));
+    Btf base = libbpf_dedup(raw_base);
+    DedupBase prepared(base);
+    testing::LibbpfBtf lbase = testing::to_libbpf(base);
+    Btf split(&base);
+    write_random_units(split, rng, pool, 1 + static_cast<int>(rng() % 4));
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Btf theirs = libbpf_dedup(split, &base, lbase.get());
+    Btf ours = read_raw(write_raw(split), &base);
+    dedup(ours, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = &prepared, .last_use = true});
+    ASSERT_TRUE(write_raw(ours) == write_raw(theirs));
+    Btf again = read_raw(write_raw(split), &base);
+    EXPECT_THROW(dedup(again, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = &prepared}), Error);
+  }
+}
+
 // A prepared base keeps its working state between modules and undoes each
 // module's changes to it: a module big enough to outgrow the base's
 // candidate index, and modules deduplicated at the same time on several
