@@ -9,8 +9,8 @@
 #include "btf/reader.h"
 
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <memory>
 #include <vector>
