@@ -4,12 +4,12 @@
 //   parallel_for(units.size(), [&](size_t i) { convert_unit(units[i]); });
 //
 // Results must be written to slot i of a pre-sized vector so that output
-// never depends on scheduling. A loop inside another loop's item runs on
-// the outer loop's threads, and the thread that waits for it meanwhile
-// takes only its items (so an item never starts inside another item on
-// the same thread, and one holding a lock can always finish the loop). If several items throw, the error of the
+// never depends on scheduling. If several items throw, the error of the
 // lowest index is rethrown, so the message a user sees is the same whatever
-// the thread count.
+// the thread count. A loop inside another loop's item runs on the outer
+// loop's threads, and the thread that waits for it meanwhile takes only
+// its items (so an item never starts inside another item on the same
+// thread, and one holding a lock can always finish the loop).
 #pragma once
 
 #include <cstddef>

@@ -113,12 +113,11 @@ void StringTable::build_index() {
   size_t n = 0;
   for (const std::vector<Entry>& p : parts) n += p.size();
   slots_.assign(slots_for(n + 1), Slot{});  // sized once, not grown through every size on the way
-  const size_t mask = slots_.size() - 1;
   constexpr size_t kAhead = 16;
   for (size_t c = 0; c < parts.size(); ++c) {
     const std::vector<Entry>& p = parts[c];
     for (size_t i = 0; i < p.size(); ++i) {
-      if (i + kAhead < p.size()) __builtin_prefetch(&slots_[p[i + kAhead].hash & mask]);
+      if (i + kAhead < p.size()) prefetch(p[i + kAhead].hash);
       const Entry& e = p[i];
       insert_new(e.off, std::string_view(data_.data() + e.off, e.len), e.hash);
     }
