@@ -682,10 +682,10 @@ void read_file(const std::string& path, const Btf* base, Btf& out, const BesideC
                     "to relocate it onto");
       Btf distilled = read_raw(elf->section_data(*d), nullptr, ".BTF.base");
       out = relocate(read_raw(elf->section_data(*s), &distilled, ".BTF"), *base);
-    } else {
-      read_raw_into(out, elf->section_data(*s), base, ".BTF", nullptr);
+      if (beside) beside(out);  // the table is computed, not read: nothing to run beside
+      return;
     }
-    if (beside) beside(out);
+    read_raw_into(out, elf->section_data(*s), base, ".BTF", beside);
   } catch (Error& e) {
     throw e.with_file(path);
   }

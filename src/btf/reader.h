@@ -44,7 +44,7 @@ Btf read_file(const std::string& path, const Btf* base = nullptr);
 using BesideChecks = std::function<void(const Btf&)>;
 
 // read_file into `out`, which stays where it is: `beside` runs beside the
-// checks (raw BTF), or after them.
+// checks (after them for a module relocated from its distilled base).
 void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside);
 
 // The semantic checks read_raw runs, for tables built in memory too.
