@@ -11,6 +11,7 @@
 #include "base/endian.h"
 #include "btf/reader.h"
 #include "btf/writer.h"
+#include "support/elf_builder.h"
 #include "support/test_support.h"
 
 namespace btfc::btf {
@@ -288,40 +289,47 @@ TEST(BtfReader, FileErrorsNameTheFile) {
 }
 
 // read_file into a table in place, with work beside the checks (a
-// module's base is indexed so): the work sees that table with all its
+// module's base is indexed so), from raw BTF and from an ELF's .BTF (how a
+// kernel build names vmlinux): the work sees that table with all its
 // records; a table the checks refuse still fails with their message,
 // whatever the work did with it.
 TEST(BtfReader, WorkBesideTheChecksSeesTheTableInPlace) {
-  std::string path = test::scratch_dir() + "/beside.btf";
-  auto write = [&](const std::vector<uint8_t>& v) {
+  auto write = [](bool elf, const std::vector<uint8_t>& v) {
+    if (elf) return test::write_elf("beside.o", {{".BTF", v}});
+    std::string path = test::scratch_dir() + "/beside.btf";
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), v.size());
+    return path;
   };
-  write(good_blob());
-  Btf out;
-  const Btf* seen = nullptr;
-  uint32_t seen_end = 0, seen_member_type = 0;
-  read_file(path, nullptr, out, [&](const Btf& b) {
-    seen = &b;
-    seen_end = b.end_id();
-    seen_member_type = b.record(3)[4];
-  });
-  EXPECT_EQ(seen, &out);
-  EXPECT_EQ(seen_end, 4u);
-  EXPECT_EQ(seen_member_type, 1u);
-  EXPECT_EQ(write_raw(out), good_blob());
+  for (bool elf : {false, true}) {
+    SCOPED_TRACE(elf ? "ELF" : "raw");
+    std::string path = write(elf, good_blob());
+    Btf out;
+    const Btf* seen = nullptr;
+    uint32_t seen_end = 0, seen_member_type = 0;
+    read_file(path, nullptr, out, [&](const Btf& b) {
+      seen = &b;
+      seen_end = b.end_id();
+      seen_member_type = b.record(3)[4];
+    });
+    EXPECT_EQ(seen, &out);
+    EXPECT_EQ(seen_end, 4u);
+    EXPECT_EQ(seen_member_type, 1u);
+    EXPECT_EQ(write_raw(out), good_blob());
 
-  std::vector<uint8_t> v = good_blob();
-  put32(v, 68, 7);  // the member's type id: in the record, out of range
-  write(v);
-  bool ran = false;
-  try {
-    Btf bad;
-    read_file(path, nullptr, bad, [&](const Btf&) { ran = true; });
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), path + ": .BTF+0x44: type [3] STRUCT 'foo': member 'bar' type id 7 out of range (last id is 3)");
+    std::vector<uint8_t> v = good_blob();
+    put32(v, 68, 7);  // the member's type id: in the record, out of range
+    path = write(elf, v);
+    bool ran = false;
+    try {
+      Btf bad;
+      read_file(path, nullptr, bad, [&](const Btf&) { ran = true; });
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                path + ": .BTF+0x44: type [3] STRUCT 'foo': member 'bar' type id 7 out of range (last id is 3)");
+    }
+    EXPECT_TRUE(ran);
   }
-  EXPECT_TRUE(ran);
 }
 
 // Names are checked once per offset (shared by many records), and a name
