@@ -589,13 +589,19 @@ TEST(Dedup, RandomUnitsMatchLibbpfByteForByte) {
   EXPECT_EQ(loaded, 10);
 }
 
+// A base for the split tests: libbpf's dedup of 1 to 3 random units of
+// `pool`.
+Btf random_base(std::mt19937& rng, const std::vector<StructDef>& pool) {
+  Btf raw;
+  write_random_units(raw, rng, pool, 1 + static_cast<int>(rng() % 3));
+  return libbpf_dedup(raw);
+}
+
 TEST(Dedup, RandomSplitUnitsMatchLibbpfByteForByte) {
   for (uint32_t seed = 1; seed <= 150; ++seed) {
     std::mt19937 rng(seed * 7919);
     std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
-    Btf raw_base;
-    write_random_units(raw_base, rng, pool, 1 + static_cast<int>(rng() % 3));
-    Btf base = libbpf_dedup(raw_base);
+    Btf base = random_base(rng, pool);
     Btf split(&base);
     write_random_units(split, rng, pool, 1 + static_cast<int>(rng() % 4));
     SCOPED_TRACE("seed " + std::to_string(seed));
@@ -615,10 +621,8 @@ TEST(Dedup, PreparedBaseSharedBySplitTablesMatchesLibbpf) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed * 104729);
     std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
-    Btf raw_base;
-    write_random_units(raw_base, rng, pool, 1 + static_cast<int>(rng() % 3));
-    Btf base = libbpf_dedup(raw_base);
-    Btf other_base = libbpf_dedup(raw_base);
+    Btf base = random_base(rng, pool);
+    Btf other_base = read_raw(write_raw(base));  // the same types, another table
     DedupBase prepared(base), unrelated(other_base);
     testing::LibbpfBtf lbase = testing::to_libbpf(base);
     SCOPED_TRACE("seed " + std::to_string(seed));
@@ -642,9 +646,7 @@ TEST(Dedup, PreparedBaseLastUseMatchesLibbpfAndIsSpent) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(seed * 7727);
     std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
-    Btf raw_base;
-    write_random_units(raw_base, rng, pool, 1 + static_cast<int>(rng() % 3));
-    Btf base = libbpf_dedup(raw_base);
+    Btf base = random_base(rng, pool);
     DedupBase prepared(base);
     testing::LibbpfBtf lbase = testing::to_libbpf(base);
     Btf split(&base);
