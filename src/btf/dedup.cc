@@ -410,9 +410,10 @@ struct NewName {
   uint64_t h;
 };
 
-// Names one chunk of dedup's string pass has met, with what each resolved
-// to (a base offset or NEW_NAME + k): a module's units repeat their names
-// many times, and this table stays in cache where the base's does not.
+// Names one chunk of dedup's string pass has met, with a number for each
+// (the caller's index of what it resolved to): a module's units repeat
+// their names many times, and this table stays in cache where the base's
+// does not.
 class ChunkNames {
  public:
   ChunkNames() : slots_(1024) {}
@@ -425,7 +426,6 @@ class ChunkNames {
         return slot.result;
     }
   }
-  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
   // `s` (not in the table yet) must stay where it is while the table lives.
   void add(std::string_view s, uint64_t h, uint32_t result) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
@@ -738,12 +738,13 @@ class Deduper {
   // they lie in the file (a shared .debug_str region of 75 MB for
   // amdgpu.ko, where most names are stored once per unit that has them),
   // so the pass works by text, not by offset:
-  //  a. In parallel chunks of ids, in record order, each name is hashed
-  //     and looked up in the chunk's table of names met (they repeat, and
-  //     the table stays in cache), else in the base; a name in neither is
-  //     the chunk's k-th new one, and its word becomes NEW_NAME + k. The
-  //     units' strings lie in the order of their types, so the texts read
-  //     stream through the cache.
+  //  a. In parallel chunks of ids, in record order, each name is taken
+  //     for the one that followed the name before it last time, when it
+  //     is, else hashed and looked up in the chunk's table of names met,
+  //     else in the base (resolve_names); a name in neither is the chunk's
+  //     k-th new one, and its word becomes NEW_NAME + k. The units'
+  //     strings lie in the order of their types, so the texts read stream
+  //     through the cache.
   //  b. Serially, the chunks' new names are added in chunk order: the
   //     order of first reference. Only this part depends on the order.
   //  c. In parallel, NEW_NAME + k becomes the k-th new name's offset.
@@ -855,20 +856,38 @@ class Deduper {
   }
 
   // Pass 1a on the own ids [lo, hi); `fresh` gets the chunk's new names.
+  //
+  // Units that include the same headers name the same things in the same
+  // order, each unit from its own copy of the text: after a name, the
+  // next is most often the one that followed that name the last time
+  // (amdgpu.ko: 91% of its 4.65M texts; vmlinux's groups, whose strings
+  // the linker merged, 35%). So each distinct name remembers its last
+  // follower, and a text is first compared with the follower of the name
+  // before it: equal, it is that name, with no hashing and no lookup.
+  // Otherwise it is hashed and looked up in the chunk's table of names
+  // met (they repeat, and it stays in cache), then in the base.
   void resolve_names(uint32_t lo, uint32_t hi, std::vector<NewName>& fresh) {
     const uint32_t start_off = btf_.start_str_off();
     const Btf* base = btf_.base();
-    ChunkNames met;
-    // Names go through in batches, so that the cache misses of one
-    // batch's lookups (the tables' slots, then the base's bytes) overlap
-    // instead of following one another.
-    struct Name {
-      std::string_view s;
-      uint64_t h;
-      uint32_t* out;
+    constexpr uint32_t kNone = UINT32_MAX;
+    // Every distinct name met: its text (the copy read last: in cache
+    // when next compared), what it resolved to (a base offset or
+    // NEW_NAME + k), and the name that followed it last time.
+    struct Met {
+      const char* text;
+      uint32_t len;
+      uint32_t result;
+      uint32_t follow = kNone;
     };
-    std::array<Name, 32> batch;
-    std::array<const char*, 32> texts;  // where batch[i]'s text starts (read first in flush)
+    std::vector<Met> names;
+    ChunkNames met;  // text -> index in names
+    uint32_t prev = kNone;  // the name of the text before
+    // Texts go through in batches of 32, each text prefetched when its
+    // batch is filled (they are read in record order, not file order).
+    constexpr size_t kBatch = 32;
+    std::array<const char*, kBatch> texts;
+    std::array<uint32_t*, kBatch> outs;   // the record's word
+    std::array<uint32_t, kBatch> offs;    // its old offset
     size_t n = 0;
     // The last result for an offset, by a hash of the offset: where the
     // strings were merged (vmlinux), most names are named again and again
@@ -883,52 +902,38 @@ class Deduper {
     };
     std::vector<Cached> cache(size_t{1} << cache_bits);
     auto cache_slot = [&](uint32_t off) -> Cached& { return cache[(off * 0x9e3779b1u) >> (32 - cache_bits)]; };
-    std::array<uint32_t, 32> offs;  // batch[i]'s old offset
+    // The name of text i, not the predicted one.
+    auto look_up = [&](size_t i, size_t len) {
+      std::string_view s(texts[i], len);
+      uint64_t h = XXH3_64bits(s.data(), s.size());
+      if (std::optional<uint32_t> seen = met.find(s, h)) return *seen;
+      std::optional<uint32_t> in_base = base ? base->find_string(s, h) : std::nullopt;
+      uint32_t result = in_base ? *in_base : NEW_NAME + static_cast<uint32_t>(fresh.size());
+      if (!in_base) fresh.push_back({s, h});
+      uint32_t k = static_cast<uint32_t>(names.size());
+      names.push_back({s.data(), static_cast<uint32_t>(len), result});
+      met.add(s, h, k);
+      return k;
+    };
     auto flush = [&] {
-      size_t named = 0;
       for (size_t i = 0; i < n; i++) {
-        std::string_view s(texts[i]);
-        if (s.empty()) {
-          *batch[i].out = 0;  // a "" elsewhere than at offset 0 (the shared region has many)
+        const size_t len = std::strlen(texts[i]);
+        if (len == 0) {
+          *outs[i] = 0;  // a "" elsewhere than at offset 0 (the shared region has many)
           cache_slot(offs[i]) = {offs[i], 0};
           continue;
         }
-        offs[named] = offs[i];
-        batch[named] = {s, XXH3_64bits(s.data(), s.size()), batch[i].out};
-        met.prefetch(batch[named++].h);
-      }
-      n = named;
-      size_t misses = 0;
-      for (size_t i = 0; i < n; i++) {
-        if (std::optional<uint32_t> seen = met.find(batch[i].s, batch[i].h)) {
-          *batch[i].out = *seen;
-          cache_slot(offs[i]) = {offs[i], *seen};
-        } else {
-          if (base) base->prefetch_string(batch[i].h);
-          offs[misses] = offs[i];
-          batch[misses++] = batch[i];
-        }
-      }
-      for (size_t i = 0; i < misses; i++) {
-        const Name& m = batch[i];
-        if (std::optional<uint32_t> seen = met.find(m.s, m.h)) {  // a twin earlier in the batch
-          *m.out = *seen;
-          continue;
-        }
-        std::optional<uint32_t> in_base = base ? base->find_string(m.s, m.h) : std::nullopt;
-        if (in_base) {
-          *m.out = *in_base;
-        } else {
-          *m.out = NEW_NAME + static_cast<uint32_t>(fresh.size());
-          fresh.push_back({m.s, m.h});
-        }
-        met.add(m.s, m.h, *m.out);
-        cache_slot(offs[i]) = {offs[i], *m.out};
+        uint32_t k = prev != kNone ? names[prev].follow : kNone;
+        if (k == kNone || names[k].len != len || std::memcmp(names[k].text, texts[i], len) != 0) k = look_up(i, len);
+        if (prev != kNone) names[prev].follow = k;
+        Met& m = names[k];
+        m.text = texts[i];
+        *outs[i] = m.result;
+        cache_slot(offs[i]) = {offs[i], m.result};
+        prev = k;
       }
       n = 0;
     };
-    // The texts are read in record order, which is not their order in
-    // the file: each is prefetched when its batch is filled.
     std::span<const char> shared = btf_.shared_strings();
     std::span<const char> own_bytes = btf_.strings().bytes();
     for (uint32_t id = lo; id < hi; ++id)
@@ -945,8 +950,8 @@ class Deduper {
         __builtin_prefetch(text);
         texts[n] = text;
         offs[n] = off;
-        batch[n++].out = &off;
-        if (n == batch.size()) flush();
+        outs[n++] = &off;
+        if (n == kBatch) flush();
       });
     flush();
   }

@@ -759,6 +759,68 @@ TEST(Dedup, SharedStringRegionAcrossChunksMatchesLibbpf) {
   EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
 }
 
+// Units that name the same things in the same order (as units including
+// the same headers do), each from its own copy of the texts, with every
+// unit departing from the common order somewhere: a name of the same
+// length but other text, a shorter or longer one, a name of its own, a
+// name left out. The string pass takes a text for the name that followed
+// the one before it last time only when the texts are equal: libbpf's
+// bytes.
+TEST(Dedup, NamesInRepeatedOrderMatchLibbpf) {
+  Btf base;
+  TypeId int_id = base.add_int("int", 4, INT_SIGNED);
+  base.add_typedef("field_12", int_id);
+  constexpr int kUnits = 50, kNames = 3000;
+  std::string region(1, '\0');
+  std::vector<std::vector<uint32_t>> at(kUnits);
+  for (int u = 0; u < kUnits; ++u)
+    for (int k = 0; k < kNames; ++k) {
+      std::string name = "field_" + std::to_string(k);
+      if (k % 101 == u % 101) name[0] = 'g';                   // same length, other text
+      else if (k % 211 == u) name += "x";                      // longer
+      else if (k % 307 == u) name.pop_back();                  // shorter
+      else if (k % 401 == u) name = "own_" + std::to_string(u); // the unit's own
+      else if (k % 503 == u) continue;                         // left out
+      at[u].push_back(static_cast<uint32_t>(region.size()));
+      region += name + '\0';
+    }
+  std::vector<Btf> shared_units, plain_units;
+  for (int u = 0; u < kUnits; ++u)
+    for (bool shared : {true, false}) {
+      Btf b;
+      if (shared) b.share_strings(region);
+      TypeId unit_int = b.add_int("int", 4, INT_SIGNED);
+      for (size_t k = 0; k < at[u].size(); ++k) {
+        const char* text = region.data() + at[u][k];
+        std::string_view name = shared ? std::string_view(text) : b.str(b.add_string(text));
+        if (k % 4 == 0) {
+          b.add_struct(name, 4);
+          b.add_member(name, unit_int, 0);
+        } else {
+          b.add_typedef(name, unit_int);
+        }
+      }
+      (shared ? shared_units : plain_units).push_back(std::move(b));
+    }
+  auto merged = [&](const std::vector<Btf>& units) {
+    Btf out(&base);
+    std::vector<const Btf*> tables;
+    for (const Btf& u : units) tables.push_back(&u);
+    merge_units(out, tables);
+    return out;
+  };
+  Btf ours = merged(shared_units);
+  ASSERT_GT(ours.type_count(), 140000u);  // more than one chunk of the string pass
+  set_jobs(2);
+  dedup(ours, kLibbpf11);
+  set_jobs(0);
+  Btf plain = merged(plain_units);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  Btf theirs = libbpf_dedup(plain, &base, lbase.get());
+  EXPECT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+  EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
+}
+
 // A table built through add_string (each text once, as the encoder's
 // merge of vmlinux's groups) takes the string pass by offset: libbpf's
 // bytes whether the table is in order of first reference already (kept as
