@@ -614,6 +614,82 @@ TEST(Dedup, RandomSplitUnitsMatchLibbpfByteForByte) {
   }
 }
 
+// Tables big enough for pass 5 to run level by level on two threads
+// (16k types and up): libbpf's bytes, standalone and split, on a
+// deduplicated base and on one with equal twins among its reference types
+// (where a new type's match depends on chain order, and the serial pass
+// runs).
+TEST(Dedup, BigRandomTablesMatchLibbpfWithReferencesByLevel) {
+  set_jobs(2);
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    std::mt19937 rng(seed * 65537);
+    std::vector<StructDef> pool = random_pool(rng, 12);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Btf b;
+    write_random_units(b, rng, pool, 700);
+    ASSERT_GT(b.type_count(), 1u << 14);
+    Btf ours = dedup_copy(b);
+    ASSERT_TRUE(write_raw(ours) == write_raw(libbpf_dedup(b)));
+
+    Btf clean_base = random_base(rng, pool);
+    Btf twin_base;  // not deduplicated: each unit has its own pointers
+    write_random_units(twin_base, rng, pool, 3);
+    for (const Btf* base : {&clean_base, &twin_base}) {
+      Btf split(base);
+      write_random_units(split, rng, pool, 700);
+      ASSERT_GT(split.type_count(), 1u << 14);
+      DedupBase prepared(*base);
+      testing::LibbpfBtf lbase = testing::to_libbpf(*base);
+      Btf theirs = libbpf_dedup(split, base, lbase.get());
+      Btf ours_split = read_raw(write_raw(split), base);
+      dedup(ours_split, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = &prepared});
+      ASSERT_TRUE(write_raw(ours_split) == write_raw(theirs)) << (base == &twin_base ? "twin base" : "clean base");
+    }
+  }
+  set_jobs(0);
+}
+
+// The serial pass 5 finishes a type's targets before the type, so of
+// equal types the first finished, not the lowest id, is canonical: here
+// the pointer [p] makes the later of two equal typedefs canonical, which
+// puts typedef u before it in the output. Level by level, the same.
+TEST(Dedup, ReferencesByLevelKeepTheSerialWalksOrder) {
+  set_jobs(2);
+  Btf b;
+  for (int i = 0; i < 20000; ++i) b.add_int("i" + std::to_string(i), 4, INT_SIGNED);
+  TypeId int_id = b.add_int("int", 4, INT_SIGNED);
+  for (int copy = 0; copy < 3; ++copy) {
+    TypeId p = b.end_id();
+    b.add_record(std::vector<uint32_t>{0, make_info(Kind::Ptr, false, 0), p + 3});  // [p] -> the second t
+    b.add_typedef("t", int_id);                                                    // [p+1]
+    b.add_typedef("u", int_id);                                                    // [p+2]
+    b.add_typedef("t", int_id);                                                    // [p+3]
+  }
+  Btf ours = dedup_copy(b);
+  Btf theirs = libbpf_dedup(b);
+  EXPECT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+  EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
+  set_jobs(0);
+}
+
+// A cycle of reference types in a big table: the plan of the parallel
+// pass 5 gives up, and the serial pass says where it is.
+TEST(Dedup, ReferenceCycleInABigTableIsAnError) {
+  set_jobs(2);
+  Btf b;
+  for (int i = 0; i < 20000; ++i) b.add_int("i" + std::to_string(i), 4, INT_SIGNED);
+  TypeId first = b.end_id();
+  b.add_record(std::vector<uint32_t>{0, make_info(Kind::Ptr, false, 0), first + 1});
+  b.add_record(std::vector<uint32_t>{0, make_info(Kind::Const, false, 0), first});
+  try {
+    dedup(b);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a cycle of reference types"), std::string::npos) << e.what();
+  }
+  set_jobs(0);
+}
+
 // A DedupBase prepared once and shared by several split tables (batch
 // mode) gives each of them libbpf's bytes too; a DedupBase of another base
 // is ignored.
