@@ -618,8 +618,10 @@ class Deduper {
   using PassLists = std::array<std::vector<uint32_t>, kPasses>;
 
  public:
-  Deduper(Btf& btf, const DedupOptions& options)
-      : btf_(btf), compat_(options.compat), last_use_(options.last_use), start_(btf.start_id()), end_(btf.end_id()),
+  // `nested`: called inside an item of a parallel loop.
+  Deduper(Btf& btf, const DedupOptions& options, bool nested)
+      : btf_(btf), compat_(options.compat), last_use_(options.last_use), nested_(nested), start_(btf.start_id()),
+        end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
         rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
@@ -1424,7 +1426,10 @@ class Deduper {
   static constexpr uint32_t kParallelRefsFrom = 1 << 14;
   static constexpr size_t kMaxLevels = 256;
   bool wants_parallel_references() const {
-    if (jobs() < 2 || end_ - start_ < kParallelRefsFrom) return false;
+    // Inside a parallel loop (vmlinux's groups, batch mode's modules)
+    // the other threads have work of their own: the plan would only add
+    // to it.
+    if (jobs() < 2 || nested_ || end_ - start_ < kParallelRefsFrom) return false;
     // Several equal base types: which one a new type meets depends on the
     // order of its chain, which the serial pass's own additions change.
     if (btf_.base() == nullptr) return true;
@@ -1660,6 +1665,7 @@ class Deduper {
   Btf& btf_;
   DedupCompat compat_;
   bool last_use_;
+  bool nested_;
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own
@@ -1692,7 +1698,8 @@ class Deduper {
 void dedup(Btf& btf, const DedupOptions& options, std::vector<TypeId>* id_map) {
   // The comparisons recurse as deep as the type graph (once per type at
   // most): give them a stack that fits any input.
-  run_with_stack(size_t{1024} * btf.end_id(), [&] { Deduper(btf, options).run(id_map); });
+  const bool nested = inside_parallel_item();  // asked here: the deep stack is another thread
+  run_with_stack(size_t{1024} * btf.end_id(), [&] { Deduper(btf, options, nested).run(id_map); });
 }
 
 }  // namespace btfc::btf
