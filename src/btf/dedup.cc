@@ -1457,14 +1457,20 @@ class Deduper {
         uint32_t id, child, level;
       };
       std::vector<Frame> stack;
-      // The k-th target word of a reference (for_each_target's order), or
-      // UNPROCESSED past the last.
-      auto target_at = [&](uint32_t id, uint32_t k) {
-        const uint32_t* r = rec(id);
+      // A reference's number of targets, and the k-th (for_each_target's
+      // order).
+      auto targets = [&](const uint32_t* r) -> uint32_t {
         switch (kind_of(r)) {
-          case Kind::Array: return k < 2 ? r[3 + k] : UNPROCESSED;
-          case Kind::FuncProto: return k == 0 ? r[2] : k - 1 < vlen_of(r) ? r[4 + 2 * (k - 1)] : UNPROCESSED;
-          default: return k == 0 ? r[2] : UNPROCESSED;
+          case Kind::Array: return 2;
+          case Kind::FuncProto: return 1 + vlen_of(r);
+          default: return 1;
+        }
+      };
+      auto target_at = [&](const uint32_t* r, uint32_t k) {
+        switch (kind_of(r)) {
+          case Kind::Array: return r[3 + k];
+          case Kind::FuncProto: return k == 0 ? r[2] : r[4 + 2 * (k - 1)];
+          default: return r[2];
         }
       };
       for (const PassLists& chunk : listed_)
@@ -1475,9 +1481,9 @@ class Deduper {
           stack.push_back({root, 0, 0});
           while (!stack.empty()) {
             Frame& f = stack.back();
-            uint32_t t = target_at(f.id, f.child);
-            if (t != UNPROCESSED) {
-              ++f.child;
+            const uint32_t* r = rec(f.id);
+            if (f.child < targets(r)) {
+              const uint32_t t = target_at(r, f.child++);
               if (t >= end_) return;
               if (t < start_) continue;  // a base type: final, level 0
               const Kind k = kind(t);
@@ -1485,10 +1491,10 @@ class Deduper {
                 if (final_before_references(k)) continue;  // level 0
                 return;  // a kind pass 5 rejects
               }
-              uint32_t& r = ref_rank_[t - start_];
-              if (r == IN_PROGRESS) return;  // a cycle
-              if (r == UNPROCESSED) {
-                r = IN_PROGRESS;
+              uint32_t& rank = ref_rank_[t - start_];
+              if (rank == IN_PROGRESS) return;  // a cycle
+              if (rank == UNPROCESSED) {
+                rank = IN_PROGRESS;
                 stack.push_back({t, 0, 0});
               } else {
                 f.level = std::max(f.level, ref_level_[t - start_]);

@@ -672,20 +672,26 @@ TEST(Dedup, ReferencesByLevelKeepTheSerialWalksOrder) {
   set_jobs(0);
 }
 
-// A cycle of reference types in a big table: the plan of the parallel
-// pass 5 gives up, and the serial pass says where it is.
-TEST(Dedup, ReferenceCycleInABigTableIsAnError) {
+// A cycle of reference types in a big table, or a reference past the last
+// type (any word, the largest too): the plan of the parallel pass 5 gives
+// up, and the serial pass says what is wrong.
+TEST(Dedup, BadReferencesInABigTableAreErrors) {
   set_jobs(2);
-  Btf b;
-  for (int i = 0; i < 20000; ++i) b.add_int("i" + std::to_string(i), 4, INT_SIGNED);
-  TypeId first = b.end_id();
-  b.add_record(std::vector<uint32_t>{0, make_info(Kind::Ptr, false, 0), first + 1});
-  b.add_record(std::vector<uint32_t>{0, make_info(Kind::Const, false, 0), first});
-  try {
-    dedup(b);
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("a cycle of reference types"), std::string::npos) << e.what();
+  for (uint32_t bad : {0u, 0x7fffffffu, 0xfffffffeu, 0xffffffffu}) {
+    Btf b;
+    for (int i = 0; i < 20000; ++i) b.add_int("i" + std::to_string(i), 4, INT_SIGNED);
+    TypeId first = b.end_id();
+    const bool cycle = bad == 0;
+    b.add_record(std::vector<uint32_t>{0, make_info(Kind::Ptr, false, 0), first + 1});
+    b.add_record(std::vector<uint32_t>{0, make_info(Kind::FuncProto, false, 1), first - 1, 0, cycle ? first : bad});
+    SCOPED_TRACE(bad);
+    try {
+      dedup(b);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      const char* want = cycle ? "a cycle of reference types" : "past the last type";
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
   }
   set_jobs(0);
 }
