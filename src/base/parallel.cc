@@ -84,8 +84,6 @@ void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
 
 }  // namespace
 
-bool inside_parallel_item() { return t_item_depth > 0; }
-
 void parallel_for(size_t n, const std::function<void(size_t)>& body) {
   run_items(n, body, [n](unsigned, auto& run) {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {

@@ -23,10 +23,6 @@ unsigned jobs();
 
 void parallel_for(size_t n, const std::function<void(size_t)>& body);
 
-// Is this thread running an item of a parallel loop (whose other items
-// keep the other threads busy)?
-bool inside_parallel_item();
-
 // parallel_for over [begin, end) cut into consecutive ranges of `chunk`
 // indexes (the last may be shorter): body(lo, hi) for each, so that a
 // loop over millions of ids costs a task per range, not per id.

@@ -137,57 +137,6 @@ bool equal_fnproto(const uint32_t* a, const uint32_t* b) {
   if (!equal_common(a, b)) return false;
   return std::memcmp(a + 3, b + 3, size_t{vlen_of(a)} * 8) == 0;
 }
-// A reference type's signature and equality once its targets are
-// canonical (pass 5): all of its words count.
-inline bool is_reference(Kind k) {
-  switch (k) {
-    case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
-    case Kind::Func: case Kind::TypeTag: case Kind::DeclTag: case Kind::Array: case Kind::FuncProto:
-      return true;
-    default:
-      return false;
-  }
-}
-// The kinds passes 2 and 3 decide (VAR and DATASEC map to themselves).
-inline bool final_before_references(Kind k) {
-  switch (k) {
-    case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float:
-    case Kind::Struct: case Kind::Union: case Kind::Var: case Kind::Datasec:
-      return true;
-    default:
-      return false;
-  }
-}
-inline uint64_t hash_reference(const uint32_t* r) {
-  switch (kind_of(r)) {
-    case Kind::DeclTag: return hash_int_tag(r);
-    case Kind::Array: return hash_array(r);
-    case Kind::FuncProto: return hash_fnproto(r);
-    default: return hash_common(r);
-  }
-}
-inline bool equal_reference(const uint32_t* a, const uint32_t* b) {
-  switch (kind_of(a)) {
-    case Kind::DeclTag: return equal_int_tag(a, b);
-    case Kind::Array: return equal_array(a, b);
-    case Kind::FuncProto: return equal_fnproto(a, b);
-    default: return equal_common(a, b);
-  }
-}
-// Calls fn(word) for each target word of a reference record, in the
-// order pass 5 follows them.
-template <typename Fn>
-inline void for_each_target(uint32_t* r, Fn&& fn) {
-  switch (kind_of(r)) {
-    case Kind::Array: fn(r[3]); fn(r[4]); break;
-    case Kind::FuncProto:
-      fn(r[2]);
-      for (uint32_t i = 0, n = vlen_of(r); i < n; ++i) fn(r[4 + 2 * i]);
-      break;
-    default: fn(r[2]); break;
-  }
-}
-
 // Ignores the return and parameter types.
 bool compat_fnproto(const uint32_t* a, const uint32_t* b) {
   if (a[0] != b[0] || a[1] != b[1]) return false;
@@ -295,23 +244,6 @@ class CandidateIndex {
     if (s.head && s.tag == tag) {
       __builtin_prefetch(&nodes_[s.head]);
       __builtin_prefetch(&nodes_[s.tail]);
-    }
-  }
-
-  // Calls fn(id) for each id with this signature tag, in no particular
-  // order, until fn returns true. Changes nothing, so threads may call it
-  // at once: for lookups with one match at most, where order cannot
-  // matter.
-  template <typename Fn>
-  void find_any(uint32_t tag, Fn&& fn) const {
-    size_t mask = slots_.size() - 1;
-    for (size_t i = tag & mask;; i = (i + 1) & mask) {
-      const Slot& s = slots_[i];
-      if (s.head == 0) return;
-      if (s.tag != tag) continue;
-      for (uint32_t n = s.head; n != 0; n = nodes_[n].next)
-        if (fn(nodes_[n].id)) return;
-      return;
     }
   }
 
@@ -441,24 +373,6 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
   }
 }
 
-// Are two of the reference types [1, start) equal? `index` has them all.
-template <typename Rec>
-bool twin_references(uint32_t start, Rec&& rec, const CandidateIndex& index) {
-  std::atomic<bool> twins{false};
-  parallel_for_ranges(1, start, 1 << 14, [&](size_t lo, size_t hi) {
-    for (uint32_t id = static_cast<uint32_t>(lo); id < hi && !twins.load(std::memory_order_relaxed); ++id) {
-      const uint32_t* r = rec(id);
-      if (!is_reference(kind_of(r))) continue;
-      index.find_any(sig_tag(hash_reference(r)), [&](uint32_t c) {
-        if (c == id || !equal_reference(r, rec(c))) return false;
-        twins = true;
-        return true;
-      });
-    }
-  });
-  return twins;
-}
-
 // Name offset -> the one canonical STRUCT/UNION with that name, or 0 when
 // several have it (pass 4).
 class UniqueNames {
@@ -565,12 +479,6 @@ struct DedupBase::Impl {
   mutable CandidateIndex index;     // moved out by a last_use dedup
   mutable bool index_taken = false;
   UniqueNames composites;  // base STRUCT/UNIONs by name (they are all canonical)
-  // No two base reference types are equal (true of any deduplicated
-  // base): a new one then meets one base type at most, whatever the order
-  // of its chain, and pass 5 may run in parallel. Found out when first
-  // asked, by a table big enough for that (most modules are not).
-  mutable std::once_flag refs_checked;
-  mutable bool refs_unique = false;
   // Scratches not in use: as many as dedups ran at once.
   mutable std::mutex mutex;
   mutable std::vector<std::unique_ptr<Scratch>> scratches;
@@ -593,7 +501,7 @@ struct DedupBase::Impl {
 // every base type at once rather than grown to it (the order of its chains
 // does not depend on its size): no rehashing on the way.
 DedupBase::DedupBase(const Btf& base)
-    : impl_(new Impl{base, CandidateIndex(base.end_id()), false, UniqueNames(0), {}, false, {}, {}}) {
+    : impl_(new Impl{base, CandidateIndex(base.end_id()), false, UniqueNames(0), {}, {}}) {
   parallel_for(2, [&](size_t k) {
     if (k == 0) {
       index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
@@ -618,10 +526,8 @@ class Deduper {
   using PassLists = std::array<std::vector<uint32_t>, kPasses>;
 
  public:
-  // `nested`: called inside an item of a parallel loop.
-  Deduper(Btf& btf, const DedupOptions& options, bool nested)
-      : btf_(btf), compat_(options.compat), last_use_(options.last_use), nested_(nested), start_(btf.start_id()),
-        end_(btf.end_id()),
+  Deduper(Btf& btf, const DedupOptions& options)
+      : btf_(btf), compat_(options.compat), last_use_(options.last_use), start_(btf.start_id()), end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
         rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
@@ -654,22 +560,14 @@ class Deduper {
     //    Most structs are mapped by an earlier comparison before their
     //    turn comes (amdgpu.ko: 426k of 471k), so a struct's signature is
     //    computed when it is looked up, not beforehand for all.
-    //    Pass 5's plan (plan_references) is made beside it, on a thread
-    //    this serial pass leaves idle.
-    const bool refs_in_parallel = wants_parallel_references();
     timed("dedup.structs", [&] {
-      auto structs = [&] {
-        for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_struct(id); },
-                   /*signed_ahead=*/false);
-      };
-      if (refs_in_parallel) parallel_for(2, [&](size_t k) { k == 0 ? structs() : plan_references(); });
-      else structs();
+      for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_struct(id); },
+                 /*signed_ahead=*/false);
     });
     // 4. FWDs left over go to the only STRUCT/UNION with their name.
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
     // 5. Reference types, depth first, now that their targets are final.
     timed("dedup.refs", [&] {
-      if (refs_in_parallel && ref_plan_ok_) return dedup_references_by_level();
       for_listed(kRefs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_reference(id); },
                  /*signed_ahead=*/false);
     });
@@ -1410,198 +1308,6 @@ class Deduper {
     return is_mapped(to) ? resolve(to) : dedup_reference(to);
   }
 
-  // ---- pass 5 in parallel ----
-  // The serial pass 5 visits the own reference types in id order, each
-  // after its targets (depth first, in field order), and the first of
-  // equal ones it finishes is canonical, unless a base type is equal: in
-  // the order of that walk, which depends only on the graph of reference
-  // types, not on hashes. So the walk is made beforehand, beside pass 3
-  // (no reference type is mapped before pass 5, and none of their
-  // records changes): each type's rank in it, and its level (one more
-  // than its highest target's, non-references counting 0). Then level by
-  // level, in parallel: targets made canonical, a base type looked up,
-  // else equal ones meet in a table that keeps the lowest rank, which is
-  // the canonical one. Equal types have equal targets, so they are on one
-  // level. Same result as the serial pass, byte for byte.
-  static constexpr uint32_t kParallelRefsFrom = 1 << 14;
-  static constexpr size_t kMaxLevels = 256;
-  bool wants_parallel_references() const {
-    // Inside a parallel loop (vmlinux's groups, batch mode's modules)
-    // the other threads have work of their own: the plan would only add
-    // to it.
-    if (jobs() < 2 || nested_ || end_ - start_ < kParallelRefsFrom) return false;
-    // Several equal base types: which one a new type meets depends on the
-    // order of its chain, which the serial pass's own additions change.
-    if (btf_.base() == nullptr) return true;
-    if (!prepared_) return false;
-    std::call_once(prepared_->refs_checked, [&] {
-      prepared_->refs_unique = !twin_references(start_, [&](uint32_t id) { return rec(id); }, *index_);
-    });
-    return prepared_->refs_unique;
-  }
-
-  // Fills ref_rank_ and ref_levels_, and sets ref_plan_ok_, unless the
-  // graph is one the serial pass rejects (a cycle, a reference past the
-  // end, an unknown kind): that pass then runs, and says what is wrong.
-  // Reads only the records and kinds of reference types; throws nothing.
-  void plan_references() noexcept {
-    ref_plan_ok_ = false;
-    try {
-      ref_rank_.resize(end_ - start_);
-      ref_level_.resize(end_ - start_);
-      for (const PassLists& chunk : listed_)
-        for (uint32_t id : chunk[kRefs]) ref_rank_[id - start_] = UNPROCESSED;
-      ref_levels_.clear();
-      uint32_t next_rank = 0;
-      struct Frame {
-        uint32_t id, child, level;
-      };
-      std::vector<Frame> stack;
-      // A reference's number of targets, and the k-th (for_each_target's
-      // order).
-      auto targets = [&](const uint32_t* r) -> uint32_t {
-        switch (kind_of(r)) {
-          case Kind::Array: return 2;
-          case Kind::FuncProto: return 1 + vlen_of(r);
-          default: return 1;
-        }
-      };
-      auto target_at = [&](const uint32_t* r, uint32_t k) {
-        switch (kind_of(r)) {
-          case Kind::Array: return r[3 + k];
-          case Kind::FuncProto: return k == 0 ? r[2] : r[4 + 2 * (k - 1)];
-          default: return r[2];
-        }
-      };
-      for (const PassLists& chunk : listed_)
-        for (uint32_t root : chunk[kRefs]) {
-          if (ref_rank_[root - start_] != UNPROCESSED) continue;
-          if (!is_reference(kind(root))) return;
-          ref_rank_[root - start_] = IN_PROGRESS;
-          stack.push_back({root, 0, 0});
-          while (!stack.empty()) {
-            Frame& f = stack.back();
-            const uint32_t* r = rec(f.id);
-            if (f.child < targets(r)) {
-              const uint32_t t = target_at(r, f.child++);
-              if (t >= end_) return;
-              if (t < start_) continue;  // a base type: final, level 0
-              const Kind k = kind(t);
-              if (!is_reference(k)) {
-                if (final_before_references(k)) continue;  // level 0
-                return;  // a kind pass 5 rejects
-              }
-              uint32_t& rank = ref_rank_[t - start_];
-              if (rank == IN_PROGRESS) return;  // a cycle
-              if (rank == UNPROCESSED) {
-                rank = IN_PROGRESS;
-                stack.push_back({t, 0, 0});
-              } else {
-                f.level = std::max(f.level, ref_level_[t - start_]);
-              }
-              continue;
-            }
-            const uint32_t id = f.id, level = f.level + 1;
-            // A chain thousands deep would be as many rounds of a handful
-            // of types each (real tables have a few levels: amdgpu.ko 8).
-            if (level > kMaxLevels) return;
-            ref_rank_[id - start_] = next_rank++;
-            ref_level_[id - start_] = level;
-            if (ref_levels_.size() < level) ref_levels_.resize(level);
-            ref_levels_[level - 1].push_back(id);
-            stack.pop_back();
-            if (!stack.empty()) stack.back().level = std::max(stack.back().level, level);
-          }
-        }
-      ref_plan_ok_ = true;
-    } catch (...) {  // out of memory: the serial pass runs instead
-      ref_plan_ok_ = false;
-    }
-  }
-
-  void dedup_references_by_level() {
-    // Per level: slot -> (tag << 32 | the lowest-ranked type so far) of
-    // each distinct record; 0 is empty (void is no reference type). And
-    // per slot, the equal base type (0: none), looked up once per record
-    // by the type that took the slot. Sized for a tenth of the level's
-    // types being distinct (a big module's are far fewer: the table stays
-    // in cache), and the level is done again with a bigger one if more
-    // are: each step can be repeated.
-    std::vector<std::atomic<uint64_t>> table;
-    UninitVector<uint32_t> in_base;
-    UninitVector<uint32_t> slot_of;
-    constexpr size_t kChunk = 1 << 12;
-    for (const std::vector<uint32_t>& ids : ref_levels_) {
-      slot_of.resize(ids.size());
-      size_t size = 1024;
-      while (size < ids.size() / 5) size *= 2;
-      for (;;) {
-        if (table.size() < size) {
-          table = std::vector<std::atomic<uint64_t>>(size);
-          in_base.resize(size);
-        } else {
-          parallel_for_ranges(0, size, kIdChunk, [&](size_t lo, size_t hi) {
-            for (size_t i = lo; i < hi; ++i) table[i].store(0, std::memory_order_relaxed);
-          });
-        }
-        if (group_level(ids, table.data(), size, in_base.data(), slot_of.data())) break;
-        size *= 4;
-      }
-      parallel_for_ranges(0, ids.size(), kChunk, [&](size_t lo, size_t hi) {
-        for (size_t i = lo; i < hi; ++i) {
-          const size_t k = slot_of[i];
-          map_[ids[i]] = in_base[k] ? in_base[k] : static_cast<uint32_t>(table[k].load(std::memory_order_relaxed));
-        }
-      });
-    }
-  }
-
-  // One level's types into `table` (`size` slots, a power of two, empty):
-  // slot_of[i] is the slot of ids[i]. False when the table got half full.
-  bool group_level(const std::vector<uint32_t>& ids, std::atomic<uint64_t>* table, size_t size, uint32_t* in_base,
-                   uint32_t* slot_of) {
-    const size_t mask = size - 1;
-    std::atomic<size_t> taken{0};
-    std::atomic<bool> full{false};
-    parallel_for_ranges(0, ids.size(), 1 << 12, [&](size_t lo, size_t hi) {
-      for (size_t i = lo; i < hi && !full.load(std::memory_order_relaxed); ++i) {
-        // Their records lie apart (a level's types are scattered over the
-        // table): loaded ahead, and then the canonical map of the first
-        // target.
-        if (i + 16 < hi) __builtin_prefetch(rec(ids[i + 16]));
-        if (i + 8 < hi) {
-          uint32_t first = rec(ids[i + 8])[kind(ids[i + 8]) == Kind::Array ? 3 : 2];
-          if (first < end_) __builtin_prefetch(&map_[first]);
-        }
-        const uint32_t id = ids[i];
-        uint32_t* t = own(id);
-        for_each_target(t, [&](uint32_t& w) { w = resolve(w); });
-        const uint32_t tag = sig_tag(hash_reference(t));
-        // Its record's slot: taken if free, else one holding an equal
-        // record, which it takes over if its rank is lower.
-        const uint64_t mine = uint64_t{tag} << 32 | id;
-        size_t k = tag & mask;
-        for (;; k = (k + 1) & mask) {
-          uint64_t cur = table[k].load(std::memory_order_acquire);
-          if (cur == 0 && table[k].compare_exchange_strong(cur, mine, std::memory_order_acq_rel)) {
-            if (2 * (taken.fetch_add(1, std::memory_order_relaxed) + 1) > size) full = true;
-            uint32_t found = 0;
-            index_->find_any(tag, [&](uint32_t c) { return equal_reference(t, rec(c)) ? (found = c, true) : false; });
-            in_base[k] = found;
-            break;
-          }
-          if (cur >> 32 != tag || !equal_reference(t, rec(static_cast<uint32_t>(cur)))) continue;
-          while (ref_rank_[id - start_] < ref_rank_[static_cast<uint32_t>(cur) - start_] &&
-                 !table[k].compare_exchange_weak(cur, mine, std::memory_order_acq_rel)) {
-          }
-          break;
-        }
-        slot_of[i] = static_cast<uint32_t>(k);
-      }
-    });
-    return !full.load();
-  }
-
   // ---- passes 6 and 7 ----
   void compact_and_remap(std::vector<TypeId>* id_map) {
     // Old canonical id -> new id; base ids stay as they are. In parallel
@@ -1671,7 +1377,6 @@ class Deduper {
   Btf& btf_;
   DedupCompat compat_;
   bool last_use_;
-  bool nested_;
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own
@@ -1687,11 +1392,6 @@ class Deduper {
   std::vector<uint32_t> base_map_log_;  // base ids whose map_ entry changed
   bool hypot_adjust_canon_ = false;
   IdArray<uint32_t> sig_;         // signature tags, by id - start_
-  // Pass 5's plan, by id - start_ (reference types only): the rank of
-  // each in the serial pass's walk and its level; and the ids by level.
-  IdArray<uint32_t> ref_rank_, ref_level_;
-  std::vector<std::vector<uint32_t>> ref_levels_;
-  bool ref_plan_ok_ = false;
   std::vector<PassLists> listed_;  // own ids by type pass, per chunk of kIdChunk ids
   std::optional<CandidateIndex> own_index_;
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
@@ -1704,8 +1404,7 @@ class Deduper {
 void dedup(Btf& btf, const DedupOptions& options, std::vector<TypeId>* id_map) {
   // The comparisons recurse as deep as the type graph (once per type at
   // most): give them a stack that fits any input.
-  const bool nested = inside_parallel_item();  // asked here: the deep stack is another thread
-  run_with_stack(size_t{1024} * btf.end_id(), [&] { Deduper(btf, options, nested).run(id_map); });
+  run_with_stack(size_t{1024} * btf.end_id(), [&] { Deduper(btf, options).run(id_map); });
 }
 
 }  // namespace btfc::btf

@@ -43,9 +43,7 @@
 //  5. Reference types (PTR, TYPEDEF, CV-qualifiers, ARRAY, FUNC,
 //     FUNC_PROTO, tags): their targets are final now, so they are rewritten
 //     to canonical ids and hashed exactly, depth first. [5] -> [10] and
-//     [11] -> [10]: equal, so [11] -> [5]; [8] -> [2]. (A big table runs
-//     this pass level by level in parallel, with the same result: the
-//     first of equal types the depth-first walk finishes is canonical.)
+//     [11] -> [10]: equal, so [11] -> [5]; [8] -> [2].
 //  6. Compaction: canonical types get new, dense ids in their order.
 //  7. Remapping: every id field goes to its canonical type's new id.
 //

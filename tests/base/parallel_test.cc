@@ -28,25 +28,6 @@ TEST(ParallelFor, VisitsEveryIndexOnce) {
   set_jobs(0);
 }
 
-// Work that would only feed the other threads asks whether it runs inside
-// a loop's item: true there (on whichever thread, in nested loops too),
-// false outside, also right after a loop.
-TEST(ParallelFor, KnowsWhenItRunsInsideAnItem) {
-  set_jobs(2);
-  EXPECT_FALSE(inside_parallel_item());
-  std::vector<std::atomic<int>> inside(8), nested(8);
-  parallel_for(inside.size(), [&](size_t i) {
-    inside[i] = inside_parallel_item();
-    parallel_for(2, [&](size_t) { nested[i] += inside_parallel_item(); });
-  });
-  for (size_t i = 0; i < inside.size(); ++i) {
-    EXPECT_EQ(inside[i].load(), 1) << i;
-    EXPECT_EQ(nested[i].load(), 2) << i;
-  }
-  EXPECT_FALSE(inside_parallel_item());
-  set_jobs(0);
-}
-
 // -jN means N threads even beyond the machine's cores (as pahole's -j):
 // N items that each wait for all N to start only finish on N threads.
 TEST(ParallelFor, RunsAsManyThreadsAsAskedBeyondTheCores) {

@@ -614,12 +614,11 @@ TEST(Dedup, RandomSplitUnitsMatchLibbpfByteForByte) {
   }
 }
 
-// Tables big enough for pass 5 to run level by level on two threads
-// (16k types and up): libbpf's bytes, standalone and split, on a
-// deduplicated base and on one with equal twins among its reference types
-// (where a new type's match depends on chain order, and the serial pass
-// runs).
-TEST(Dedup, BigRandomTablesMatchLibbpfWithReferencesByLevel) {
+// Big tables (tens of thousands of types, on two threads): libbpf's
+// bytes, standalone and split, on a deduplicated base and on one with
+// equal twins among its reference types (where the one a new type meets
+// depends on the order of its chain).
+TEST(Dedup, BigRandomTablesMatchLibbpf) {
   set_jobs(2);
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     std::mt19937 rng(seed * 65537);
@@ -649,11 +648,11 @@ TEST(Dedup, BigRandomTablesMatchLibbpfWithReferencesByLevel) {
   set_jobs(0);
 }
 
-// The serial pass 5 finishes a type's targets before the type, so of
-// equal types the first finished, not the lowest id, is canonical: here
-// the pointer [p] makes the later of two equal typedefs canonical, which
-// puts typedef u before it in the output. Level by level, the same.
-TEST(Dedup, ReferencesByLevelKeepTheSerialWalksOrder) {
+// Pass 5 finishes a type's targets before the type, so of equal types
+// the first finished, not the lowest id, is canonical: here the pointer
+// [p] makes the later of two equal typedefs canonical, which puts typedef
+// u before it in the output, as libbpf does.
+TEST(Dedup, FirstFinishedOfEqualReferencesIsCanonical) {
   set_jobs(2);
   Btf b;
   for (int i = 0; i < 20000; ++i) b.add_int("i" + std::to_string(i), 4, INT_SIGNED);
@@ -673,8 +672,8 @@ TEST(Dedup, ReferencesByLevelKeepTheSerialWalksOrder) {
 }
 
 // A cycle of reference types in a big table, or a reference past the last
-// type (any word, the largest too): the plan of the parallel pass 5 gives
-// up, and the serial pass says what is wrong.
+// type (any word, the largest too): an error that says which, not a
+// crash.
 TEST(Dedup, BadReferencesInABigTableAreErrors) {
   set_jobs(2);
   for (uint32_t bad : {0u, 0x7fffffffu, 0xfffffffeu, 0xffffffffu}) {
