@@ -561,8 +561,11 @@ class Deduper {
     //    turn comes (amdgpu.ko: 426k of 471k), so a struct's signature is
     //    computed when it is looked up, not beforehand for all.
     timed("dedup.structs", [&] {
-      for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_struct(id); },
-                 /*signed_ahead=*/false);
+      RecordStream ahead(btf_);
+      for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) {
+        ahead.prefetch_until(id + kStructAhead);
+        dedup_struct(id);
+      }, /*signed_ahead=*/false);
     });
     // 4. FWDs left over go to the only STRUCT/UNION with their name.
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
@@ -602,6 +605,40 @@ class Deduper {
       }
     }
   }
+
+  // The struct pass compares a struct through its whole type graph, whose
+  // records lie among the ids around it (its unit's) but are met in graph
+  // order, each a cache miss of its own: the words have not been read
+  // since the string pass. So the words of the next kStructAhead ids are
+  // prefetched in address order as the pass moves on, and come in at
+  // streaming speed. amdgpu.ko, dedup repeated in one process at -j1
+  // (median of 30): struct pass 0.203 -> 0.150 s; 1024 ids ahead gain
+  // less, 4096 no more, 32768 nothing (evicted before use). The other
+  // passes read their records in order already (pass 5 got slower).
+  static constexpr uint32_t kStructAhead = 2048;
+  class RecordStream {
+   public:
+    explicit RecordStream(const Btf& btf)
+        : words_(btf.words()), offsets_(btf.offsets()), start_(btf.start_id()), next_(btf.start_id()) {}
+    // Prefetches the words of the own ids in [next, until). (A table's
+    // records lie in id order: every way of building one appends them.)
+    void prefetch_until(uint32_t until) {
+      const uint32_t end = start_ + static_cast<uint32_t>(offsets_.size());
+      until = std::min(until, end);
+      if (until <= next_) return;
+      const uint32_t* from = words_.data() + offsets_[next_ - start_];
+      const uint32_t* to = until < end ? words_.data() + offsets_[until - start_] : words_.data() + words_.size();
+      next_ = until;
+      constexpr uintptr_t kLine = 64;
+      for (uintptr_t p = reinterpret_cast<uintptr_t>(from) & ~(kLine - 1); p < reinterpret_cast<uintptr_t>(to); p += kLine)
+        __builtin_prefetch(reinterpret_cast<const void*>(p));
+    }
+
+   private:
+    std::span<const uint32_t> words_;
+    std::span<const uint32_t> offsets_;
+    uint32_t start_, next_;
+  };
 
   template <typename Fn>
   static void timed(const char* phase, Fn&& fn) {
