@@ -20,11 +20,7 @@ struct ElfFile::Cached {
   Bytes data;
   std::vector<uint8_t> owned;  // decompressed contents (relocated in place)
   PageBuffer copy;             // an uncompressed section's relocated copy
-  // relocation_section() of this section: find_target if `searchable`,
-  // else `targets`, built under `mu` on first use.
-  bool searchable = false;
-  std::atomic<bool> targets_ready{false};
-  std::vector<ElfFile::RelocTarget> targets;
+  std::vector<ElfFile::RelocTarget> targets;  // relocation_section()'s answers
 };
 
 ElfFile::~ElfFile() = default;
@@ -240,7 +236,6 @@ Bytes ElfFile::section_data(const Section& s) const {
 
 Bytes ElfFile::compute_section_data(const Section& s, Cached& c) const {
   Bytes data = decompressed_data(s, c.owned);
-  c.searchable = false;
   if (type_ != ET_REL || !is_debug_name(s.name) || relocations_for_[s.index].empty()) return data;
   std::span<uint8_t> out = c.owned;
   std::function<void(uint64_t, uint64_t)> fill;
@@ -253,7 +248,7 @@ Bytes ElfFile::compute_section_data(const Section& s, Cached& c) const {
       if (!file_.read(s.offset + lo, out.subspan(lo, hi - lo))) std::memcpy(out.data() + lo, data.data() + lo, hi - lo);
     };
   }
-  c.searchable = apply_relocations(s, out, fill);
+  apply_relocations(s, out, c.targets, fill);
   // The relocations are read once (amdgpu.ko: 143 MB of .rela.debug_info):
   // drop their pages. A decompressed copy is not part of the mapping.
   for (uint32_t ri : relocations_for_[s.index]) {
@@ -268,19 +263,6 @@ uint32_t ElfFile::relocation_section(const Section& s, uint64_t offset) const {
   section_data(s);  // checks every relocation (and throws as it does)
   Cached& c = cache_[s.index];
   if (!c.ready.load(std::memory_order_acquire)) return 0;
-  if (c.searchable) return find_target(sections_[s.index], offset);
-  if (!c.targets_ready.load(std::memory_order_acquire)) {
-    std::lock_guard lock(c.mu);
-    if (!c.targets_ready.load(std::memory_order_relaxed)) {
-      try {
-        collect_targets(sections_[s.index], c.targets);
-      } catch (Error& e) {
-        c.targets.clear();
-        throw e.with_file(path_);
-      }
-      c.targets_ready.store(true, std::memory_order_release);
-    }
-  }
   auto it = std::lower_bound(c.targets.begin(), c.targets.end(), offset,
                              [](const RelocTarget& t, uint64_t off) { return t.offset < off; });
   return it != c.targets.end() && it->offset == offset ? it->shndx : 0;

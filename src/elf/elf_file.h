@@ -137,25 +137,27 @@ class ElfFile {
   // .symtab (or .dynsym if there is no .symtab); empty if neither exists.
   const std::vector<Symbol>& symbols() const;
 
-  // Relocatable files only: the section index of the symbol that the
-  // absolute relocation applied at `offset` of debug section `s` refers to,
-  // or 0 when none is applied there. Relocated debug sections hold
-  // section-relative values (every section sits at address 0 in ET_REL), so
-  // this is how a DW_OP_addr operand in .debug_info (or an entry of
-  // .debug_addr) tells which section the address belongs to, the way
-  // libdwfl's layout of the sections does for pahole.
+  // Relocatable files only: the section index of the allocated section
+  // (SHF_ALLOC) whose symbol the absolute relocation applied at `offset` of
+  // debug section `s` refers to, or 0 when no such relocation is applied
+  // there (the first in file order if several are). Relocated debug
+  // sections hold section-relative values (every section sits at address 0
+  // in ET_REL), so this is how a DW_OP_addr operand in .debug_info (or an
+  // entry of .debug_addr) tells which section the address belongs to, the
+  // way libdwfl's layout of the sections does for pahole (a section that is
+  // not allocated has no address there).
   uint32_t relocation_section(const Section& s, uint64_t offset) const;
+  // Where an absolute relocation against a symbol of an allocated section
+  // was applied in a debug section, and that section.
+  struct RelocTarget {
+    uint64_t offset;
+    uint32_t shndx;
+  };
 
  private:
   ElfFile() = default;
   struct Cached;
   void parse_header();
-  // Where an absolute relocation was applied in a debug section, and the
-  // section of its symbol; sorted by offset.
-  struct RelocTarget {
-    uint64_t offset;
-    uint32_t shndx;
-  };
   Bytes compute_section_data(const Section& s, Cached& c) const;
   // Contents after decompression only (compression.cc).
   Bytes decompressed_data(const Section& s, std::vector<uint8_t>& owned) const;
@@ -164,20 +166,13 @@ class ElfFile {
   // `data` (which holds nothing yet): a big relocation section is then
   // applied in chunks on several threads, each filling its own part first;
   // the bytes come out as one pass in entry order makes them. Without
-  // `fill`, `data` already holds the bytes and one pass is made.
-  // Returns true if those sections are stored uncompressed with entries in
-  // offset order, so find_target can search them in place.
-  bool apply_relocations(const Section& s, std::span<uint8_t> data,
+  // `fill`, `data` already holds the bytes and one pass is made. The
+  // absolute relocations against symbols of allocated sections go to
+  // `targets`, sorted by offset (stable: file order among equal offsets),
+  // for relocation_section(): amdgpu.ko has 180k of them among 6M entries,
+  // which are read here once and not again.
+  void apply_relocations(const Section& s, std::span<uint8_t> data, std::vector<RelocTarget>& targets,
                          const std::function<void(uint64_t lo, uint64_t hi)>& fill = {}) const;
-  // relocation_section() without building anything: a binary search of the
-  // relocation entries, valid when apply_relocations returned true (as for
-  // every compiler-made file: amdgpu.ko's 6M entries would otherwise make a
-  // 96 MB list for its few thousand variables).
-  uint32_t find_target(const Section& s, uint64_t offset) const;
-  // Otherwise the absolute relocations' targets of `s`, sorted by offset: a
-  // second pass over the entries apply_relocations accepted, made when
-  // relocation_section() is first asked.
-  void collect_targets(const Section& s, std::vector<RelocTarget>& out) const;
 
   MappedFile file_;
   std::string path_;

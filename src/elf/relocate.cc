@@ -259,11 +259,15 @@ class HowtoMemo {
 // returns its index (`end` when every entry was applied).
 class Applier {
  public:
-  // `values`: S of every symbol, by index (apply_relocations() computes them).
-  Applier(const ElfFile& elf, std::span<const uint64_t> values, std::span<uint8_t> data, const Decoder& decode,
-          bool rela, std::string_view target_name, const std::string& rel_name)
-      : elf_(elf), values_(values), data_(data), decode_(decode), rela_(rela),
-        target_name_(target_name), rel_name_(rel_name), howto_(elf.machine()) {}
+  // `values`: S of every symbol, by index; `alloc`: the index of the
+  // symbol's section if that section is allocated, else 0 (both computed by
+  // apply_relocations()). Absolute relocations against the latter go to
+  // `targets`, in entry order.
+  Applier(const ElfFile& elf, std::span<const uint64_t> values, std::span<const uint32_t> alloc,
+          std::span<uint8_t> data, const Decoder& decode, bool rela, std::string_view target_name,
+          const std::string& rel_name, std::vector<ElfFile::RelocTarget>& targets)
+      : elf_(elf), values_(values), alloc_(alloc), data_(data), decode_(decode), rela_(rela),
+        target_name_(target_name), rel_name_(rel_name), targets_(targets), howto_(elf.machine()) {}
 
   size_t run(const uint8_t* entries, size_t begin, size_t end, uint64_t lo, uint64_t hi) {
     // x86-64 and little-endian AArch64 (ELF64 RELA, little-endian) get a
@@ -332,7 +336,10 @@ class Applier {
       const uint64_t A = rela ? static_cast<uint64_t>(addend) : load_width(loc, w, be);
       const uint64_t V = S + A;
       switch (how.op) {
-        case Op::Abs: store_width(loc, w, V, be); break;
+        case Op::Abs:
+          store_width(loc, w, V, be);
+          if (alloc_[sym]) targets_.push_back({offset, alloc_[sym]});
+          break;
         case Op::PcRel: store_width(loc, w, V - offset, be); break;
         case Op::Add: store_width(loc, w, load_width(loc, w, be) + S + static_cast<uint64_t>(addend), be); break;
         case Op::Sub: store_width(loc, w, load_width(loc, w, be) - S - static_cast<uint64_t>(addend), be); break;
@@ -380,6 +387,7 @@ class Applier {
     const uint8_t* p = entries + i * 24;
     uint8_t* const data = data_.data();
     const uint64_t* const values = values_.data();
+    const uint32_t* const alloc = alloc_.data();
     const uint64_t nsyms = values_.size();
     const uint64_t plain4 = plain4_, plain8 = plain8_;  // locals: the stores could alias members
     for (; i < end; i++, p += 24) {
@@ -394,6 +402,8 @@ class Applier {
       const uint64_t v = values[sym] + load<uint64_t>(p + 16, false);
       if (width == 4) store<uint32_t>(data + offset, static_cast<uint32_t>(v), false);
       else store<uint64_t>(data + offset, v, false);
+      if (alloc[sym]) [[unlikely]]
+        targets_.push_back({offset, alloc[sym]});
       sorted &= offset >= last;
       last = offset;
     }
@@ -403,11 +413,13 @@ class Applier {
   static constexpr uint64_t kNoType = ~uint64_t{0};  // matches no 32-bit type
   const ElfFile& elf_;
   std::span<const uint64_t> values_;
+  std::span<const uint32_t> alloc_;
   std::span<uint8_t> data_;
   const Decoder& decode_;
   bool rela_;
   std::string_view target_name_;
   const std::string& rel_name_;
+  std::vector<ElfFile::RelocTarget>& targets_;
   HowtoMemo howto_;
   uint64_t plain4_ = kNoType, plain8_ = kNoType;  // run_plain()'s types
   bool sorted_ = true;
@@ -424,20 +436,27 @@ constexpr uint64_t kMaxWidth = 8;
 
 }  // namespace
 
-bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data,
+void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, std::vector<RelocTarget>& targets,
                                 const std::function<void(uint64_t, uint64_t)>& fill) const {
   const std::vector<Symbol>& syms = symbols();
   // S of each symbol: sections and defined symbols have their st_value
-  // (0 for a section in ET_REL), undefined and common ones 0.
+  // (0 for a section in ET_REL), undefined and common ones 0. And the
+  // symbol's section if it is allocated (relocation_section()'s answer).
   std::vector<uint64_t> values(syms.size());
-  for (size_t k = 0; k < syms.size(); k++)
+  std::vector<uint32_t> alloc(syms.size(), 0);
+  for (size_t k = 0; k < syms.size(); k++) {
     values[k] = (syms[k].shndx == SHN_UNDEF || syms[k].shndx == SHN_COMMON) ? 0 : syms[k].value;
+    const uint32_t shndx = syms[k].shndx;
+    if (shndx != SHN_UNDEF && shndx < 0xff00 && shndx < sections_.size() && (sections_[shndx].flags & SHF_ALLOC))
+      alloc[k] = shndx;
+  }
+  targets.clear();
   const Section* symtab = nullptr;
   for (const Section& s : sections_)
     if (s.type == SHT_SYMTAB) symtab = &s;
   const bool mips64 = machine_ == EM_MIPS && is_64_;
   bool filled = !fill;
-  bool searchable = true;
+  bool sorted = true;  // every entry so far in offset order
   for (uint32_t ri : relocations_for_[target.index]) {
     const Section& rel = sections_[ri];
     const std::string rel_name(rel.name);
@@ -447,7 +466,6 @@ bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data,
                                    ", which is not the file's .symtab");
     std::vector<uint8_t> rel_owned;
     Bytes entries = decompressed_data(rel, rel_owned);
-    searchable &= !(rel.flags & SHF_COMPRESSED);
     const Decoder decode(is_64_, big_endian_, mips64, rela);
     const size_t entsize = decode.entsize();
     const size_t n = entries.size() / entsize;
@@ -481,15 +499,16 @@ bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data,
     if (chunks.size() > 1) {
       const size_t m = chunks.size();
       std::vector<std::exception_ptr> errors(m);
-      std::vector<uint8_t> misplaced(m, 0), sorted(m, 0);
+      std::vector<uint8_t> misplaced(m, 0), chunk_sorted(m, 0);
+      std::vector<std::vector<RelocTarget>> chunk_targets(m);
       parallel_for(m, [&](size_t k) {
         const size_t end = k + 1 < m ? chunks[k + 1].begin : n;
         const uint64_t lo = chunks[k].lo, hi = k + 1 < m ? chunks[k + 1].lo : data.size();
         try {
           fill(lo, hi);
-          Applier apply(*this, values, data, decode, rela, target.name, rel_name);
+          Applier apply(*this, values, alloc, data, decode, rela, target.name, rel_name, chunk_targets[k]);
           misplaced[k] = apply.run(entries.data(), chunks[k].begin, end, lo, hi) != end;
-          sorted[k] = apply.sorted();
+          chunk_sorted[k] = apply.sorted();
         } catch (...) {
           errors[k] = std::current_exception();
         }
@@ -503,72 +522,27 @@ bool ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data,
       while (first < m && !errors[first] && !misplaced[first]) first++;
       if (first < m && errors[first]) std::rethrow_exception(errors[first]);
       if (first == m) {
-        for (size_t k = 0; k < m; k++) searchable &= sorted[k] != 0;
+        // Chunk boundaries go up in offset, so sorted chunks make a sorted whole.
+        for (size_t k = 0; k < m; k++) {
+          sorted &= chunk_sorted[k] != 0;
+          targets.insert(targets.end(), chunk_targets[k].begin(), chunk_targets[k].end());
+        }
         filled = true;
         continue;
       }
     }
     if (!filled) fill(0, data.size());
     filled = true;
-    Applier apply(*this, values, data, decode, rela, target.name, rel_name);
+    Applier apply(*this, values, alloc, data, decode, rela, target.name, rel_name, targets);
     apply.run(entries.data(), 0, n, 0, data.size());
-    searchable &= apply.sorted();
+    sorted &= apply.sorted();
   }
   if (!filled) fill(0, data.size());
-  return searchable;
-}
-
-uint32_t ElfFile::find_target(const Section& target, uint64_t offset) const {
-  // The entries apply_relocations accepted, in the mapped file: a binary
-  // search for the first entry at `offset`, then the first absolute one
-  // there whose symbol has a section. Relocation sections in order, so the
-  // answer is collect_targets' first at that offset.
-  const std::vector<Symbol>& syms = symbols();
-  const bool mips64 = machine_ == EM_MIPS && is_64_;
-  for (uint32_t ri : relocations_for_[target.index]) {
-    const Section& rel = sections_[ri];
-    const Bytes entries = raw_data(rel);
-    const Decoder decode(is_64_, big_endian_, mips64, rel.type == SHT_RELA);
-    const size_t entsize = decode.entsize(), n = entries.size() / entsize;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-      const size_t mid = lo + (hi - lo) / 2;
-      if (decode(entries.data() + mid * entsize).offset < offset) lo = mid + 1;
-      else hi = mid;
-    }
-    for (size_t i = lo; i < n; i++) {
-      const Entry e = decode(entries.data() + i * entsize);
-      if (e.offset != offset) break;
-      if (classify(machine_, e.type).op != Op::Abs || e.sym >= syms.size()) continue;
-      const Symbol& s = syms[e.sym];
-      if (s.shndx != SHN_UNDEF && s.shndx < 0xff00) return s.shndx;
-    }
-  }
-  return 0;
-}
-
-void ElfFile::collect_targets(const Section& target, std::vector<RelocTarget>& out) const {
-  // Runs after apply_relocations accepted every entry, so the checks here
-  // only keep a changed file from reading out of bounds, never report.
-  const std::vector<Symbol>& syms = symbols();
-  const bool mips64 = machine_ == EM_MIPS && is_64_;
-  for (uint32_t ri : relocations_for_[target.index]) {
-    const Section& rel = sections_[ri];
-    std::vector<uint8_t> rel_owned;
-    Bytes entries = decompressed_data(rel, rel_owned);
-    const Decoder decode(is_64_, big_endian_, mips64, rel.type == SHT_RELA);
-    const size_t n = entries.size() / decode.entsize();
-    for (size_t i = 0; i < n; i++) {
-      const Entry e = decode(entries.data() + i * decode.entsize());
-      if (classify(machine_, e.type).op != Op::Abs || e.sym >= syms.size()) continue;
-      const Symbol& s = syms[e.sym];
-      if (s.shndx != SHN_UNDEF && s.shndx < 0xff00) out.push_back({e.offset, s.shndx});
-    }
-  }
-  // Compilers emit relocations in offset order (amdgpu.ko: 6M of them), so
-  // checking is usually all the sorting there is.
-  auto by_offset = [](const RelocTarget& a, const RelocTarget& b) { return a.offset < b.offset; };
-  if (!std::is_sorted(out.begin(), out.end(), by_offset)) std::stable_sort(out.begin(), out.end(), by_offset);
+  // Two relocation sections for one target, or entries out of order (no
+  // compiler makes either): sorted here, file order kept among equals.
+  if (!sorted || relocations_for_[target.index].size() > 1)
+    std::stable_sort(targets.begin(), targets.end(),
+                     [](const RelocTarget& a, const RelocTarget& b) { return a.offset < b.offset; });
 }
 
 }  // namespace btfc::elf

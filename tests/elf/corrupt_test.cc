@@ -97,13 +97,16 @@ std::vector<uint8_t> rela64(uint64_t offset, uint32_t sym, uint32_t type, int64_
 // Section indices in the relocatable layout below.
 constexpr size_t kInfo = 1, kSymtab = 2, kRela = 4;
 
-Layout relocatable(std::vector<uint8_t> rela = rela64(4, 1, 10, 0x10), std::vector<uint8_t> info = {}) {
+// `info_flags`: .debug_info's sh_flags (SHF_ALLOC makes symbol 1's section
+// an allocated one, for relocation_section()).
+Layout relocatable(std::vector<uint8_t> rela = rela64(4, 1, 10, 0x10), std::vector<uint8_t> info = {},
+                   uint64_t info_flags = 0) {
   if (info.empty()) info.assign(16, 0);
   std::vector<uint8_t> symtab(48, 0);
   symtab[24 + 4] = elf::STT_SECTION;  // st_info of symbol 1
   put16(symtab, 24 + 6, kInfo);       // st_shndx
   return encode({
-      {".debug_info", elf::SHT_PROGBITS, 0, info},
+      {".debug_info", elf::SHT_PROGBITS, info_flags, info},
       {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 2, 24},
       {".strtab", elf::SHT_STRTAB, 0, {0}},
       {".rela.debug_info", elf::SHT_RELA, 0, rela, kSymtab, kInfo, 24},
@@ -369,45 +372,52 @@ TEST(ElfRelocate, RiscvPairs) {
   EXPECT_EQ(error_of(bad.bytes, ".debug_line"), "t.o: .rela.debug_line+0x0: unknown relocation type 200 for RISC-V");
 }
 
-// ElfFile::relocation_section: the section of the symbol of the first
-// absolute relocation at an offset (a section symbol's own section, or a
-// defined symbol's st_shndx); none for PC-relative types, undefined or
-// SHN_ABS symbols, R_*_NONE, or offsets no relocation starts at. Worked out
-// by hand from the entries below. Entries in offset order are searched in
-// place (in each of two sections, the first section first); out of order
-// they take the other path, a sorted list; every layout must give the same
-// answers.
+// ElfFile::relocation_section: the allocated section of the symbol of the
+// first absolute relocation at an offset whose symbol lies in one (a
+// section symbol's own section, or a defined symbol's st_shndx); none for
+// PC-relative types, undefined or SHN_ABS symbols, symbols of sections that
+// are not allocated, R_*_NONE, or offsets no relocation starts at. Worked
+// out by hand from the entries below. Every layout must give the same
+// answers: entries in offset order, out of order, and in two relocation
+// sections (the first section's first among entries at one offset).
 TEST(ElfRelocate, RelocationSectionOfEachOffset) {
-  std::vector<uint8_t> symtab(5 * 24, 0);
-  symtab[24 + 4] = elf::STT_SECTION;  // 1: section symbol of .debug_info (1)
+  std::vector<uint8_t> symtab(6 * 24, 0);
+  symtab[24 + 4] = elf::STT_SECTION;  // 1: section symbol of .text (1)
   put16(symtab, 24 + 6, 1);
   symtab[48 + 4] = elf::STB_GLOBAL << 4;  // 2: undefined
   symtab[72 + 4] = elf::STT_OBJECT;       // 3: absolute
   put16(symtab, 72 + 6, 0xfff1);
-  symtab[96 + 4] = elf::STT_OBJECT;  // 4: an object in section 3 (.strtab will do)
-  put16(symtab, 96 + 6, 3);
+  symtab[96 + 4] = elf::STT_OBJECT;  // 4: an object in .data (2)
+  put16(symtab, 96 + 6, 2);
   put64(symtab, 96 + 8, 0x40);
+  symtab[120 + 4] = elf::STT_SECTION;  // 5: section symbol of .debug_info (3), not allocated
+  put16(symtab, 120 + 6, 3);
   auto entries = [](std::initializer_list<std::vector<uint8_t>> list) {
     std::vector<uint8_t> out;
     for (const auto& e : list) out.insert(out.end(), e.begin(), e.end());
     return out;
   };
-  const auto at0 = rela64(0, 1, 10, 0);        // R_X86_64_32 -> 1
-  const auto at4 = rela64(4, 4, 2, 0);         // R_X86_64_PC32: not absolute
-  const auto at8_undef = rela64(8, 2, 1, 0);   // R_X86_64_64 of an undefined symbol
-  const auto at8 = rela64(8, 4, 1, 0);         // then of symbol 4 -> 3
-  const auto at16 = rela64(16, 3, 1, 0);       // SHN_ABS
-  const auto at24 = rela64(24, 4, 10, 0);      // first at 24 -> 3
-  const auto at24_late = rela64(24, 1, 10, 0); // a second one at 24 does not count
-  const auto at28 = rela64(28, 1, 0, 0);       // R_X86_64_NONE
-  const std::vector<std::pair<uint64_t, uint32_t>> want = {{0, 1}, {4, 0}, {8, 3}, {16, 0}, {24, 3},
-                                                           {28, 0}, {2, 0}, {12, 0}, {40, 0}};
+  const auto at0 = rela64(0, 1, 10, 0);         // R_X86_64_32 -> 1
+  const auto at4 = rela64(4, 4, 2, 0);          // R_X86_64_PC32: not absolute
+  const auto at8_undef = rela64(8, 2, 1, 0);    // R_X86_64_64 of an undefined symbol
+  const auto at8 = rela64(8, 4, 1, 0);          // then of symbol 4 -> 2
+  const auto at12_debug = rela64(12, 5, 10, 0); // .debug_info's symbol does not count
+  const auto at12 = rela64(12, 1, 10, 0);       // -> 1
+  const auto at16 = rela64(16, 3, 1, 0);        // SHN_ABS
+  const auto at20 = rela64(20, 5, 10, 0);       // only .debug_info's: none
+  const auto at24 = rela64(24, 4, 10, 0);       // first at 24 -> 2
+  const auto at24_late = rela64(24, 1, 10, 0);  // a second one at 24 does not count
+  const auto at28 = rela64(28, 1, 0, 0);        // R_X86_64_NONE
+  const std::vector<std::pair<uint64_t, uint32_t>> want = {{0, 1},  {4, 0},  {8, 2}, {12, 1}, {16, 0},
+                                                           {20, 0}, {24, 2}, {28, 0}, {2, 0},  {40, 0}};
   auto build = [&](std::vector<uint8_t> first, std::vector<uint8_t> second) {
-    std::vector<Sec> secs = {{".debug_info", elf::SHT_PROGBITS, 0, std::vector<uint8_t>(32, 0)},
-                             {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 2, 24},
+    std::vector<Sec> secs = {{".text", elf::SHT_PROGBITS, elf::SHF_ALLOC | elf::SHF_EXECINSTR, std::vector<uint8_t>(16, 0)},
+                             {".data", elf::SHT_PROGBITS, elf::SHF_ALLOC | elf::SHF_WRITE, std::vector<uint8_t>(16, 0)},
+                             {".debug_info", elf::SHT_PROGBITS, 0, std::vector<uint8_t>(32, 0)},
+                             {".symtab", elf::SHT_SYMTAB, 0, symtab, 5, 2, 24},
                              {".strtab", elf::SHT_STRTAB, 0, {0}},
-                             {".rela.debug_info", elf::SHT_RELA, 0, first, 2, 1, 24}};
-    if (!second.empty()) secs.push_back({".rela.debug_info", elf::SHT_RELA, 0, second, 2, 1, 24});
+                             {".rela.debug_info", elf::SHT_RELA, 0, first, 4, 3, 24}};
+    if (!second.empty()) secs.push_back({".rela.debug_info", elf::SHT_RELA, 0, second, 4, 3, 24});
     return encode(secs);
   };
   struct Case {
@@ -415,9 +425,10 @@ TEST(ElfRelocate, RelocationSectionOfEachOffset) {
     Layout layout;
   };
   std::vector<Case> cases = {
-      {"sorted", build(entries({at0, at4, at8_undef, at8, at16, at24, at24_late, at28}), {})},
-      {"unsorted", build(entries({at28, at24, at24_late, at16, at8_undef, at8, at4, at0}), {})},
-      {"two sections", build(entries({at0, at8_undef, at24}), entries({at4, at8, at16, at24_late, at28}))},
+      {"sorted", build(entries({at0, at4, at8_undef, at8, at12_debug, at12, at16, at20, at24, at24_late, at28}), {})},
+      {"unsorted", build(entries({at28, at24, at24_late, at20, at16, at12_debug, at12, at8_undef, at8, at4, at0}), {})},
+      {"two sections", build(entries({at0, at8_undef, at12_debug, at24}),
+                             entries({at4, at8, at12, at16, at20, at24_late, at28}))},
   };
   for (const Case& c : cases) {
     auto f = elf::ElfFile::parse(c.layout.bytes, "t.o");
@@ -498,24 +509,36 @@ TEST(ElfRelocate, ChunksGiveWhatOnePassGives) {
   for (size_t i = 0; i < n; i++) want[i] = static_cast<uint32_t>(addend(i));
 
   {  // In offset order: relocated chunk by chunk.
+    // (.debug_info allocated: symbol 1's relocations are relocation_section()'s.)
+    Layout l = relocatable(entries([](size_t, uint64_t&, uint32_t&, uint32_t&, int64_t&) {}), info, elf::SHF_ALLOC);
+    auto f = elf::ElfFile::parse(l.bytes, "t.o");
+    const elf::Section* s = f->find_section(".debug_info");
+    EXPECT_EQ(words(f->section_data(*s)), want);
+    for (size_t i : {size_t{0}, size_t{65535}, size_t{65536}, size_t{70000}, n - 1})
+      EXPECT_EQ(f->relocation_section(*s, 4 * i), 1u) << i;
+    EXPECT_EQ(f->relocation_section(*s, 4 * 70000 + 2), 0u);
+    EXPECT_EQ(f->relocation_section(*s, 4 * n), 0u);
+  }
+  {  // The same relocations against a section that is not allocated: none.
     Layout l = relocatable(entries([](size_t, uint64_t&, uint32_t&, uint32_t&, int64_t&) {}), info);
     auto f = elf::ElfFile::parse(l.bytes, "t.o");
     const elf::Section* s = f->find_section(".debug_info");
     EXPECT_EQ(words(f->section_data(*s)), want);
-    EXPECT_EQ(f->relocation_section(*s, 4 * 70000), 1u);
+    EXPECT_EQ(f->relocation_section(*s, 4 * 70000), 0u);
   }
   {  // One more entry at the end aimed at offset 20, which an earlier chunk
      // owns: out of order, so one pass; it comes last and wins.
     std::vector<uint8_t> rela = entries([](size_t, uint64_t&, uint32_t&, uint32_t&, int64_t&) {});
     auto extra = rela64(20, 1, 10, 0xdead);
     rela.insert(rela.end(), extra.begin(), extra.end());
-    Layout l = relocatable(rela, info);
+    Layout l = relocatable(rela, info, elf::SHF_ALLOC);
     auto f = elf::ElfFile::parse(l.bytes, "t.o");
     const elf::Section* s = f->find_section(".debug_info");
     std::vector<uint32_t> w = want;
     w[5] = 0xdead;
     EXPECT_EQ(words(f->section_data(*s)), w);
     EXPECT_EQ(f->relocation_section(*s, 20), 1u);
+    EXPECT_EQ(f->relocation_section(*s, 4 * 70000), 1u);
   }
   {  // Bad entries in the second and the fourth chunk: the first is reported.
     Layout l = relocatable(entries([](size_t i, uint64_t&, uint32_t& sym, uint32_t& type, int64_t&) {
