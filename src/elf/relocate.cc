@@ -276,9 +276,6 @@ class Applier {
       return run_as<true>(entries, begin, end, lo, hi);
     return run_as<false>(entries, begin, end, lo, hi);
   }
-  // Entries seen so far came in offset order.
-  bool sorted() const { return sorted_; }
-
  private:
   template <bool kElf64LeRela>
   size_t run_as(const uint8_t* entries, size_t begin, size_t end, uint64_t lo, uint64_t hi) {
@@ -290,12 +287,10 @@ class Applier {
     std::span<uint8_t> data = data_;
     const uint64_t size = data.size();
     const size_t nsyms = values_.size();
-    bool sorted = sorted_;
-    uint64_t last = last_;
     size_t i = begin;
     for (; i < end; i++, p += entsize) {
       if constexpr (kElf64LeRela) {
-        const size_t next = run_plain(entries, i, end, lo, hi, sorted, last);
+        const size_t next = run_plain(entries, i, end, lo, hi);
         p += (next - i) * entsize;
         i = next;
         if (i == end) break;
@@ -311,8 +306,6 @@ class Applier {
       const uint64_t offset = e.offset, sym = e.sym;
       const int64_t addend = e.addend;
       const uint64_t entry_offset = i * entsize;
-      sorted &= offset >= last;
-      last = offset;
       const Howto how = howto_(e.type);
       if (how.op == Op::Abs && how.width == 4 && plain4_ == kNoType) plain4_ = e.type;
       if (how.op == Op::Abs && how.width == 8 && plain8_ == kNoType) plain8_ = e.type;
@@ -369,7 +362,6 @@ class Applier {
         case Op::Unknown: break;
       }
     }
-    sorted_ = sorted, last_ = last;
     return i;
   }
 
@@ -382,8 +374,7 @@ class Applier {
   // each width the general loop met (none yet: nothing is plain). For
   // these entries the general loop's checks pass and its store is this
   // one, so what is written never depends on which loop ran.
-  size_t run_plain(const uint8_t* entries, size_t i, size_t end, uint64_t lo, uint64_t hi, bool& sorted,
-                   uint64_t& last) const {
+  size_t run_plain(const uint8_t* entries, size_t i, size_t end, uint64_t lo, uint64_t hi) const {
     const uint8_t* p = entries + i * 24;
     uint8_t* const data = data_.data();
     const uint64_t* const values = values_.data();
@@ -404,8 +395,6 @@ class Applier {
       else store<uint64_t>(data + offset, v, false);
       if (alloc[sym]) [[unlikely]]
         targets_.push_back({offset, alloc[sym]});
-      sorted &= offset >= last;
-      last = offset;
     }
     return i;
   }
@@ -422,8 +411,6 @@ class Applier {
   std::vector<ElfFile::RelocTarget>& targets_;
   HowtoMemo howto_;
   uint64_t plain4_ = kNoType, plain8_ = kNoType;  // run_plain()'s types
-  bool sorted_ = true;
-  uint64_t last_ = 0;
 };
 
 // A relocation section of at least two chunks of this many entries is
@@ -456,7 +443,6 @@ void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, 
     if (s.type == SHT_SYMTAB) symtab = &s;
   const bool mips64 = machine_ == EM_MIPS && is_64_;
   bool filled = !fill;
-  bool sorted = true;  // every entry so far in offset order
   for (uint32_t ri : relocations_for_[target.index]) {
     const Section& rel = sections_[ri];
     const std::string rel_name(rel.name);
@@ -499,7 +485,7 @@ void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, 
     if (chunks.size() > 1) {
       const size_t m = chunks.size();
       std::vector<std::exception_ptr> errors(m);
-      std::vector<uint8_t> misplaced(m, 0), chunk_sorted(m, 0);
+      std::vector<uint8_t> misplaced(m, 0);
       std::vector<std::vector<RelocTarget>> chunk_targets(m);
       parallel_for(m, [&](size_t k) {
         const size_t end = k + 1 < m ? chunks[k + 1].begin : n;
@@ -508,7 +494,6 @@ void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, 
           fill(lo, hi);
           Applier apply(*this, values, alloc, data, decode, rela, target.name, rel_name, chunk_targets[k]);
           misplaced[k] = apply.run(entries.data(), chunks[k].begin, end, lo, hi) != end;
-          chunk_sorted[k] = apply.sorted();
         } catch (...) {
           errors[k] = std::current_exception();
         }
@@ -522,11 +507,7 @@ void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, 
       while (first < m && !errors[first] && !misplaced[first]) first++;
       if (first < m && errors[first]) std::rethrow_exception(errors[first]);
       if (first == m) {
-        // Chunk boundaries go up in offset, so sorted chunks make a sorted whole.
-        for (size_t k = 0; k < m; k++) {
-          sorted &= chunk_sorted[k] != 0;
-          targets.insert(targets.end(), chunk_targets[k].begin(), chunk_targets[k].end());
-        }
+        for (const std::vector<RelocTarget>& t : chunk_targets) targets.insert(targets.end(), t.begin(), t.end());
         filled = true;
         continue;
       }
@@ -535,14 +516,14 @@ void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, 
     filled = true;
     Applier apply(*this, values, alloc, data, decode, rela, target.name, rel_name, targets);
     apply.run(entries.data(), 0, n, 0, data.size());
-    sorted &= apply.sorted();
   }
   if (!filled) fill(0, data.size());
-  // Two relocation sections for one target, or entries out of order (no
-  // compiler makes either): sorted here, file order kept among equals.
-  if (!sorted || relocations_for_[target.index].size() > 1)
-    std::stable_sort(targets.begin(), targets.end(),
-                     [](const RelocTarget& a, const RelocTarget& b) { return a.offset < b.offset; });
+  // Compilers emit relocations in offset order, so checking is usually all
+  // the sorting there is (two relocation sections for one target, or
+  // entries out of order: file order kept among equal offsets).
+  auto by_offset = [](const RelocTarget& a, const RelocTarget& b) { return a.offset < b.offset; };
+  if (!std::is_sorted(targets.begin(), targets.end(), by_offset))
+    std::stable_sort(targets.begin(), targets.end(), by_offset);
 }
 
 }  // namespace btfc::elf
