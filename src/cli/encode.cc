@@ -42,6 +42,8 @@ int run(Args args, bool pahole_mode) {
   if (o.stats) {
     if (s.files > 1) std::fprintf(stderr, "files        %zu (%zu written)\n", s.files, s.files_written);
     std::fprintf(stderr, "units        %zu (%zu skipped)\n", s.units, s.units_skipped);
+    if (s.files_by_unit)
+      std::fprintf(stderr, "by unit      %zu file%s relocated unit by unit\n", s.files_by_unit, s.files_by_unit > 1 ? "s" : "");
     std::fprintf(stderr, "DIEs         %llu\n", static_cast<unsigned long long>(s.dies));
     std::fprintf(stderr, "types        %llu before dedup, %llu after\n",
                  static_cast<unsigned long long>(s.types_before_dedup),

@@ -87,7 +87,14 @@ struct BaseInput {
   }
 };
 
-btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
+// Thrown when a file read unit by unit turns out to need its relocations
+// applied to the whole section (see elf::PartRelocator).
+struct NotByUnit {};
+
+// `by_unit`: relocate a module's units one by one (DwarfFile::Options::
+// relocate_by_unit); `used_by_unit` says whether the file allowed it.
+btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats,
+                    bool by_unit, bool& used_by_unit) {
   FunctionOptions fopts{.consistent_func = o.consistent_func, .decl_tag = o.decl_tag,
                         .decl_tag_kfuncs = o.decl_tag_kfuncs, .attributes = o.attributes};
   VariableOptions vopts{.percpu = o.var, .global_var = o.global_var, .encode_force = o.encode_force,
@@ -102,7 +109,10 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
     // runs yet. A file bad in two places reports the first in this order
     // (parallel_for rethrows the lowest index's error).
     parallel_for(base_input.wanted() ? 4 : 3, [&](size_t k) {
-      if (k == 0) dw.emplace(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt});
+      if (k == 0) {
+        dw.emplace(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt, .relocate_by_unit = by_unit});
+        used_by_unit = dw->by_unit();
+      }
       if (k == 1) functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
       if (k == 2) variables.emplace(elf, vopts);
       if (k == 3) base_input.complete();
@@ -115,14 +125,19 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
   std::vector<UnitResult> results(units.size());
   auto convert_unit = [&](size_t i) {
     UnitResult& r = results[i];
+    // A module's unit is read and relocated into this thread's buffer,
+    // which stays in cache from unit to unit (see elf::PartRelocator).
+    thread_local elf::PartRelocator::Part buffer;
+    dwarf::UnitBytes bytes(*dw, units[i], buffer);
+    const dwarf::Unit& unit = bytes.unit();
     // Names are mostly .debug_str strings: see Btf::share_strings.
     r.types.share_strings(dw->debug_str());
-    UnitContext ctx{elf, *dw, units[i], o, i};
+    UnitContext ctx{elf, *dw, unit, o, i};
     UnitTypes types(ctx, r.types);
     types.convert_all();  // types, the index `int`, struct/typedef decl tags
     // The unit-level subprograms and variables the type walk met.
-    collect_functions(*dw, units[i], types.subprograms(), *functions, types, fopts, r.funcs);
-    collect_variables(*dw, units[i], types.variables(), *variables, types, vopts, r.vars);  // VARs after the types
+    collect_functions(*dw, unit, types.subprograms(), *functions, types, fopts, r.funcs);
+    collect_variables(*dw, unit, types.variables(), *variables, types, vopts, r.vars);  // VARs after the types
     r.dies = types.dies_walked();
   };
   // Done with a group's DWARF (another unit's reference brings a page
@@ -144,7 +159,10 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
     }
     if (begin) done(Bytes(begin, end));
   };
-  auto release_group = [&](const std::vector<size_t>& g) { for_runs(g, [&](Bytes b) { elf.release(b); }); };
+  auto release_group = [&](const std::vector<size_t>& g) {
+    if (!g.empty()) dw->release_by_unit(units[g.front()], units[g.back()]);
+    for_runs(g, [&](Bytes b) { elf.release(b); });
+  };
   // Room for the records emit_functions and emit_variables may append
   // after the last merge (an upper bound: one FUNC per candidate, each
   // with its proto, tags and kfunc extras; a DATASEC entry per variable).
@@ -268,6 +286,16 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
   std::vector<size_t> all(units.size());
   std::iota(all.begin(), all.end(), size_t{0});
   for_runs(all, [&](Bytes b) { elf.discard(b); });
+  if (dw->by_unit()) {
+    // Were all relocations applied? The skipped units count theirs.
+    for (size_t i = 0; i < units.size(); i++)
+      if (results[i].skipped) {
+        dw->skip_unit(units[i]);
+        dw->release_by_unit(units[i], units[i]);
+      }
+    if (!dw->by_unit_complete()) throw NotByUnit{};
+    stats.files_by_unit = 1;
+  }
   for (const UnitResult& r : results) stats.dies += r.dies;
   {
     PhaseTimer t("funcs");
@@ -289,6 +317,22 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
   }
   stats.types_after_dedup = out.type_count();
   return out;
+}
+
+// Reading a module unit by unit is only an optimisation: when its
+// relocations turn out not to allow it, or anything fails, the file is
+// encoded again with .debug_info relocated whole, the way that reports a
+// bad file's first error.
+btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
+  const EncodeStats before = stats;
+  bool used_by_unit = false;
+  try {
+    return build_once(o, elf, base_input, stats, true, used_by_unit);
+  } catch (...) {
+    if (!used_by_unit) throw;
+  }
+  stats = before;
+  return build_once(o, elf, base_input, stats, false, used_by_unit);
 }
 
 }  // namespace
@@ -349,6 +393,7 @@ void add(EncodeStats& sum, const EncodeStats& s) {
   sum.types_after_dedup += s.types_after_dedup;
   sum.files += s.files;
   sum.files_written += s.files_written;
+  sum.files_by_unit += s.files_by_unit;
   sum.written |= s.written;
 }
 

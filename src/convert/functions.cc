@@ -537,6 +537,13 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
              const FunctionIndex& index, TypeLookup& types, const FunctionOptions& options, UnitFunctions& out) {
   // With no STT_FUNC symbol at all pahole emits no FUNC.
   if (index.empty()) return;
+  // Names and tag values are read again when FUNCs are emitted, after the
+  // unit: a string that is not in .debug_str (DW_FORM_string) lives in the
+  // unit's bytes, whose pages are released or whose buffer is reused
+  // (dwarf::UnitBytes) by then, so it is copied.
+  auto owned = [&](std::string_view s) {
+    return s.empty() || in_debug_str(dw, s) ? s : std::string_view(out.owned_names.emplace_back(s));
+  };
   const std::span<const uint8_t> regs = register_params(index.machine());
   // Location flags by parameter DIE offset, each parameter's own and those
   // a concrete instance shares with its abstract origin; sorted and OR-ed
@@ -588,7 +595,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
           if (param_idx >= 0 && options.decl_tag && entry != FunctionIndex::kNone) {
             Attrs t = dw.attrs(kid);
             if (t.name == "btf_decl_tag" && t.const_value.kind == Value::kString)
-              out.tags.push_back({t.const_value.str(), param_idx});
+              out.tags.push_back({owned(t.const_value.str()), param_idx});
           }
           continue;
         }
@@ -607,7 +614,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
           if (options.decl_tag && entry != FunctionIndex::kNone) {
             Attrs t = dw.attrs(kid);
             if (t.name == "btf_decl_tag" && t.const_value.kind == Value::kString)
-              out.tags.push_back({t.const_value.str(), -1});
+              out.tags.push_back({owned(t.const_value.str()), -1});
           }
           continue;
         }
@@ -681,7 +688,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
                              (pf.unexpected ? kUnexpected : 0);
         flags.push_back({kid.offset, bits});
         if (flag_die != kid.offset) shared_flags.push_back({flag_die, bits});
-        if (!pname.empty() && !in_debug_str(dw, pname)) pname = out.owned_names.emplace_back(pname);
+        pname = owned(pname);
         out.params.push_back({pname, ptype ? types.type_id(*ptype) : 0});
         pending.push_back({kid.offset, 0});
       }

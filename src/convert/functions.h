@@ -122,9 +122,10 @@ struct UnitFunctions {
   std::vector<FuncCandidate> funcs;  // in DIE order
   std::vector<FuncParam> params;
   std::vector<FuncTag> tags;
-  // Copies of parameter names that are not in .debug_str (DW_FORM_string
-  // names live in .debug_info, whose pages the encoder releases once the
-  // unit is converted; names are read again when FUNCs are emitted).
+  // Copies of parameter names and tag values that are not in .debug_str
+  // (DW_FORM_string ones live in .debug_info, whose pages the encoder
+  // releases, or whose buffer it reuses, once the unit is converted; they
+  // are read again when FUNCs are emitted).
   std::deque<std::string> owned_names;
 
   // Rewrites every non-void type id, e.g. local -> merged:

@@ -43,16 +43,6 @@ bool filtered_name(std::string_view name) {
   return false;
 }
 
-// The ELF section whose processed data holds `p` and whose name is `name`.
-const elf::Section* section_holding(const elf::ElfFile& elf, std::string_view name, const uint8_t* p) {
-  for (const elf::Section& s : elf.sections()) {
-    if (s.name != name) continue;
-    Bytes d = elf.section_data(s);
-    if (p >= d.data() && p < d.data() + d.size()) return &s;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 VariableIndex::VariableIndex(const elf::ElfFile& elf, const VariableOptions& options) : elf_(&elf) {
@@ -92,7 +82,6 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
   if (index.empty()) return;
   const elf::ElfFile& elf = index.elf();
   const bool relocatable = elf.type() == elf::ET_REL;
-  const uint8_t* unit_bytes = unit.reader.bytes().data();
   // One unit-level variable; `skip_children` moves the walk past its
   // subtree (the walk over a list already found has nothing to skip).
   auto add = [&](const Die& die, auto&& skip_children) {
@@ -110,30 +99,25 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
     {
       Reader r(a.location, unit.section_name(), unit.sections->big_endian);
       r.u8();
-      const elf::Section* where = nullptr;
-      uint64_t where_off = 0;
+      // Sections sit at address 0 in a relocatable file: the relocation
+      // applied to the address names the section, and the relocated value
+      // is the offset in it.
       if (op == DW_OP_addr) {
         const uint8_t* operand = a.location.data() + 1;
         addr = r.uint(unit.address_size);
-        if (relocatable) {
-          where = section_holding(elf, unit.section_name(), operand);
-          where_off = unit.offset + static_cast<uint64_t>(operand - unit_bytes);
-        }
+        if (relocatable) shndx = dw.relocation_section(unit, operand);
       } else if (op == DW_OP_addrx || op == DW_OP_GNU_addr_index) {
         uint64_t idx = r.uleb128();
         addr = dw.address_at(unit, idx, die.section_offset());
         if (relocatable) {
-          where = elf.find_section(".debug_addr");
-          where_off = unit.addr_base + idx * unit.address_size;
+          const elf::Section* where = elf.find_section(".debug_addr");
+          shndx = where ? elf.relocation_section(*where, unit.addr_base + idx * unit.address_size) : 0;
         }
       } else {
         skip_children();
         return;
       }
       if (relocatable) {
-        // Sections sit at address 0: the relocation names the section and
-        // the relocated value is the offset in it.
-        shndx = where ? elf.relocation_section(*where, where_off) : 0;
         if (shndx >= elf.sections().size()) shndx = 0;
         if (shndx) {
           const elf::Section& s = elf.sections()[shndx];

@@ -287,6 +287,11 @@ Abbrev AbbrevCache::parse_declaration(Reader& r, uint64_t code, FormSizes sizes)
     if (size == -2) r.fail_at(form_at, "unknown form " + hex(form) + " in abbreviation " + std::to_string(code));
     if (form == DW_FORM_implicit_const) s.implicit_const = r.sleb128();
     s.size = size;
+    switch (form) {
+      case DW_FORM_ref_addr: case DW_FORM_ref_sig8: case DW_FORM_ref_sup4: case DW_FORM_ref_sup8:
+      case DW_FORM_GNU_ref_alt: case DW_FORM_indirect: refers_outside_unit_ = true; break;
+      default: break;
+    }
     if (name == DW_AT_sibling) {
       if (!a.has_sibling) a.sibling_form = s.form;
       a.has_sibling = true;

@@ -155,6 +155,10 @@ class AbbrevCache {
   // Frees the lookup index and the scratch space, keeping the arrays the
   // tables point into: for when no more tables will be parsed through it.
   void finish();
+  // Whether a declaration parsed through this cache has a form that
+  // refers outside its unit (ref_addr, ref_sig8, ref_sup*, GNU_ref_alt) or
+  // may (indirect): every abbreviation of its tables was parsed here.
+  bool refers_outside_unit() const { return refers_outside_unit_; }
 
  private:
   friend class AbbrevTable;
@@ -191,6 +195,7 @@ class AbbrevCache {
   std::vector<SkipStep> skips_;
   std::vector<Abbrev> abbrevs_;
   std::vector<uint64_t> codes_, decls_;  // of each abbreviation, for the duplicate check
+  bool refers_outside_unit_ = false;
 };
 
 class AbbrevTable {

@@ -63,10 +63,32 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf) : DwarfFile(elf, Options()) {}
 
 DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path()), elf_(&elf) {
   try {
+    if (options.relocate_by_unit) {
+      const elf::Section* info = nullptr;
+      bool other = false;  // anything that rules it out
+      for (const elf::Section& sec : elf.sections()) {
+        if (sec.name == ".debug_info") {
+          other |= info != nullptr;
+          info = &sec;
+        }
+        other |= sec.name == ".debug_types" || sec.name.starts_with(".zdebug_info") ||
+                 sec.name.starts_with(".zdebug_types") || sec.name == ".debug_info.dwo" ||
+                 sec.name == ".gnu_debugaltlink" || sec.name == ".debug_sup";
+      }
+      if (info && !other && (parts_ = elf::PartRelocator::make(elf, *info))) parts_section_ = info;
+    }
     read_sections(elf, main_);
     read_units(main_, false, units_);
     load_alt(elf, options);
     read_abbrevs(units_, main_);
+    if (parts_ && has_cross_unit_forms()) {
+      // Units read one another's DIEs: the section is relocated whole
+      // after all (the abbreviation offsets were read relocated already).
+      Reader whole(elf.section_data(*parts_section_), main_.info_name, main_.big_endian);
+      main_.info[0] = whole.bytes();
+      for (Unit& u : units_) u.reader = whole.sub(u.offset, u.end - u.offset);
+      parts_.reset();
+    }
     for (const Unit& u : units_)
       if (u.is_type_unit()) signatures_.emplace_back(u.type_signature, &u);
     std::sort(signatures_.begin(), signatures_.end(),
@@ -82,11 +104,20 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
     constexpr size_t kRootRun = 64;
     parallel_for((units_.size() + kRootRun - 1) / kRootRun, [&](size_t run) {
       ReleaseBatch read(elf);
+      elf::PartRelocator::Part part;
       for (size_t i = run * kRootRun; i < std::min(units_.size(), (run + 1) * kRootRun); i++) {
+        if (parts_) {
+          read_root_relocated(units_[i], part);
+          continue;
+        }
         read_root(units_[i]);
         read.add(units_[i].reader.bytes());
       }
     });
+    // Unrelocated bytes are read through UnitBytes only: a read elsewhere
+    // fails rather than seeing them.
+    if (parts_)
+      for (Unit& u : units_) u.reader = Reader(Bytes(), main_.info_name, main_.big_endian, u.offset);
   } catch (Error& e) {
     throw e.with_file(path_);
   }
@@ -117,7 +148,8 @@ void DwarfFile::read_sections(const elf::ElfFile& elf, Sections& s) {
     for (const elf::Section& sec : elf.sections())
       if (std::find(ns.begin(), ns.end(), sec.name) != ns.end()) out.push_back(elf.section_data(sec));
   };
-  get_all(s.info, ".debug_info");
+  if (&s == &main_ && parts_) s.info.push_back(elf.raw_data(*parts_section_));
+  else get_all(s.info, ".debug_info");
   get_all(s.types, ".debug_types");
   get(s.abbrev, ".debug_abbrev");
   get(s.str, ".debug_str");
@@ -148,6 +180,7 @@ void DwarfFile::read_units(Sections& s, bool is_alt, std::vector<Unit>& out) {
     // is 40 bytes.
     std::array<uint8_t, 4096> window;
     uint64_t window_at = 0, window_len = 0;
+    elf::PartRelocator::Part header_part;
     for (uint64_t next = 0; next < bytes.size();) {
       const size_t got = std::min<uint64_t>(64, bytes.size() - next);
       if (next < window_at || next + got > window_at + window_len) {
@@ -211,6 +244,12 @@ void DwarfFile::read_units(Sections& s, bool is_alt, std::vector<Unit>& out) {
           u.type_signature = h.u64();
           u.type_offset = h.uint(u.offset_size);
         }
+      }
+      if (&s == &main_ && parts_) {
+        // Read unrelocated (the section's bytes as they are in the file):
+        // the abbreviation offset is the one field of a header that a
+        // relocation sets.
+        u.abbrev_offset = relocated(abbrev_at, abbrev_at + u.offset_size, header_part).uint(u.offset_size);
       }
       if (u.address_size != 1 && u.address_size != 2 && u.address_size != 4 && u.address_size != 8)
         h.fail_at(u.version >= 5 ? version_at + 3 : abbrev_at + u.offset_size,
@@ -295,6 +334,100 @@ void DwarfFile::read_root(Unit& u) {
   }
 }
 
+// A root DIE is read from a window of its unit's start, relocated: a few
+// hundred bytes usually, the whole unit if need be. A name in the window
+// (DW_FORM_string, never relocated) is taken from the file's bytes, which
+// outlive the window.
+void DwarfFile::read_root_relocated(Unit& u, elf::PartRelocator::Part& part) {
+  const Reader kept = u.reader;  // the file's bytes
+  for (uint64_t want = 1024;; want *= 16) {
+    const uint64_t hi = want < u.end - u.die_offset ? u.die_offset + want : u.end;
+    u.reader = relocated(u.offset, hi, part);
+    try {
+      read_root(u);
+      break;
+    } catch (const Error&) {
+      if (hi == u.end) {
+        u.reader = kept;
+        throw;
+      }
+    }
+  }
+  auto in_file = [&](std::string_view& v) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(v.data());
+    const Bytes window = u.reader.bytes();
+    if (!v.empty() && p >= window.data() && p < window.data() + window.size())
+      v = {reinterpret_cast<const char*>(kept.bytes().data() + (p - window.data())), v.size()};
+  };
+  in_file(u.name);
+  in_file(u.producer);
+  u.reader = kept;
+}
+
+bool DwarfFile::has_cross_unit_forms() const {
+  for (const std::unique_ptr<AbbrevCache>& c : abbrev_caches_)
+    if (c->refers_outside_unit()) return true;
+  return false;
+}
+
+Reader DwarfFile::relocated(uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer, bool count) const {
+  parts_->read(lo, hi, buffer, count);
+  return Reader(Bytes(buffer.bytes.data(), buffer.bytes.size()), main_.info_name, main_.big_endian, lo);
+}
+
+void DwarfFile::skip_unit(const Unit& u) const {
+  if (parts_ && !u.is_alt) parts_->count(u.offset, u.end);
+}
+
+uint32_t DwarfFile::relocation_section(const Unit& unit, const uint8_t* at) const {
+  if (unit.is_alt) return 0;
+  if (parts_) {
+    // Only the unit being read has its relocations at hand.
+    const elf::PartRelocator::Part* part = UnitBytes::current_part(*this, unit);
+    if (!part) return 0;
+    const uint64_t off = unit.offset + static_cast<uint64_t>(at - unit.reader.bytes().data());
+    auto it = std::lower_bound(part->targets.begin(), part->targets.end(), off,
+                               [](const elf::ElfFile::RelocTarget& t, uint64_t o) { return t.offset < o; });
+    return it != part->targets.end() && it->offset == off ? it->shndx : 0;
+  }
+  for (const elf::Section& s : elf_->sections()) {
+    if (s.name != unit.section_name()) continue;
+    Bytes d = elf_->section_data(s);
+    if (at >= d.data() && at < d.data() + d.size())
+      return elf_->relocation_section(s, static_cast<uint64_t>(at - d.data()));
+  }
+  return 0;
+}
+
+namespace {
+thread_local const UnitBytes* t_unit_bytes = nullptr;  // the innermost in effect
+}  // namespace
+
+UnitBytes::UnitBytes(const DwarfFile& dw, const Unit& unit, elf::PartRelocator::Part& buffer)
+    : dw_(dw), unit_(unit), part_(buffer) {
+  if (!dw.by_unit() || unit.is_alt) return;
+  copy_.emplace(unit);
+  copy_->reader = dw.relocated(unit.offset, unit.end, buffer, true);
+  outer_ = t_unit_bytes;
+  t_unit_bytes = this;
+}
+
+UnitBytes::~UnitBytes() {
+  if (copy_) t_unit_bytes = outer_;
+}
+
+const Unit* UnitBytes::current(const DwarfFile& dw, uint64_t offset) {
+  for (const UnitBytes* b = t_unit_bytes; b; b = b->outer_)
+    if (&b->dw_ == &dw && offset >= b->unit_.global_offset() && offset < b->unit_.global_end()) return &*b->copy_;
+  return nullptr;
+}
+
+const elf::PartRelocator::Part* UnitBytes::current_part(const DwarfFile& dw, const Unit& unit) {
+  for (const UnitBytes* b = t_unit_bytes; b; b = b->outer_)
+    if (&b->dw_ == &dw && &*b->copy_ == &unit) return &b->part_;
+  return nullptr;
+}
+
 void DwarfFile::load_alt(const elf::ElfFile& elf, const Options& options) {
   // .gnu_debugaltlink: file name, NUL, build-id. .debug_sup (DWARF 5):
   // version, is_supplementary, file name, checksum.
@@ -362,6 +495,8 @@ void DwarfFile::load_alt(const elf::ElfFile& elf, const Options& options) {
 }
 
 const Unit& DwarfFile::unit_at(uint64_t offset) const {
+  if (parts_)
+    if (const Unit* u = UnitBytes::current(*this, offset)) return *u;
   auto it = std::upper_bound(by_offset_.begin(), by_offset_.end(), offset,
                              [](uint64_t o, const Unit* u) { return o < u->global_offset(); });
   if (it == by_offset_.begin() || offset >= (*(it - 1))->global_end()) {

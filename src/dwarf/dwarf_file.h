@@ -339,6 +339,14 @@ class DwarfFile {
     std::string debug_dir = "/usr/lib/debug";
     // Off for untrusted bytes (the fuzz target): the file names a path.
     bool load_alt = true;
+    // Relocate the units of a relocatable file one by one, each when a
+    // UnitBytes reads it, rather than the whole .debug_info up front (the
+    // encoder: see elf::PartRelocator), when the file allows it: one
+    // .debug_info, no .debug_types, no alternate file, no reference from
+    // one unit into another (DW_FORM_ref_addr, ref_sig8, the alternate
+    // file's or the supplementary file's) and the PartRelocator's own
+    // conditions. by_unit() says whether it does.
+    bool relocate_by_unit = false;
   };
 
   // Reads the unit headers of .debug_info and .debug_types, their
@@ -355,6 +363,25 @@ class DwarfFile {
 
   // Units of this file: .debug_info in order, then .debug_types.
   const std::vector<Unit>& units() const { return units_; }
+
+  // Whether units are relocated one by one (Options::relocate_by_unit).
+  // Then a unit's DIEs are read through a UnitBytes only (its reader
+  // holds the bytes as they are in the file, not relocated), every unit
+  // is either read so once or passed to skip_unit(), and by_unit_complete()
+  // says afterwards whether every relocation was applied; if not, what
+  // was read may be wrong, and the file should be read again without.
+  bool by_unit() const { return parts_ != nullptr; }
+  void skip_unit(const Unit& unit) const;
+  bool by_unit_complete() const { return parts_ && parts_->complete(); }
+  // For units first..last (neighbours) read for the last time: drops what
+  // by-unit relocation keeps mapped for them (nothing otherwise).
+  void release_by_unit(const Unit& first, const Unit& last) const {
+    if (parts_) parts_->release(first.offset, last.end);
+  }
+  // The allocated ELF section that the absolute relocation applied at
+  // `at` (inside the bytes of `unit`, a main-file unit) refers to, 0 if
+  // none: ElfFile::relocation_section for the unit's section.
+  uint32_t relocation_section(const Unit& unit, const uint8_t* at) const;
   // The main file's .debug_str up to its last NUL (empty if none): the
   // bytes every DW_FORM_strp/strx name points into.
   std::span<const char> debug_str() const {
@@ -457,8 +484,17 @@ class DwarfFile {
   static const uint8_t* string_at(Bytes section, size_t end, std::string_view name, uint64_t offset,
                                   const Reader& at, uint64_t where);
 
+  friend class UnitBytes;
+  // The bytes [lo, hi) of the main .debug_info relocated into `buffer`
+  // (by_unit() only), and a reader over them for the unit's section.
+  Reader relocated(uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer, bool count = false) const;
+  void read_root_relocated(Unit& u, elf::PartRelocator::Part& part);
+  bool has_cross_unit_forms() const;
+
   std::string path_;
   const elf::ElfFile* elf_ = nullptr;  // for releasing pages read once
+  std::unique_ptr<elf::PartRelocator> parts_;  // by_unit()
+  const elf::Section* parts_section_ = nullptr;
   Sections main_;
   Sections alt_;
   bool has_alt_ = false;
@@ -473,6 +509,38 @@ class DwarfFile {
   std::vector<std::unique_ptr<AbbrevCache>> abbrev_caches_;  // what the tables point into
   std::map<std::tuple<const Sections*, uint64_t, FormSizes>, std::unique_ptr<AbbrevTable>> abbrev_tables_;
   std::vector<std::pair<uint64_t, const Unit*>> signatures_;  // sorted
+};
+
+// One unit's bytes, relocated into a buffer of the caller's when the file
+// is relocated unit by unit (DwarfFile::by_unit()); otherwise the unit as
+// it is. While it lives, this thread's reads of the unit's DIEs through
+// unit(), DwarfFile::die_at and unit_at see those bytes. Die values made
+// from it (and strings of DW_FORM_string) point into the buffer: they are
+// valid while it lives and the buffer is not reused.
+//
+//   thread_local elf::PartRelocator::Part buffer;
+//   dwarf::UnitBytes bytes(dw, dw.units()[i], buffer);
+//   dwarf::DieCursor cursor(bytes.unit());
+class UnitBytes {
+ public:
+  UnitBytes(const DwarfFile& dw, const Unit& unit, elf::PartRelocator::Part& buffer);
+  ~UnitBytes();
+  UnitBytes(const UnitBytes&) = delete;
+  UnitBytes& operator=(const UnitBytes&) = delete;
+
+  const Unit& unit() const { return copy_ ? *copy_ : unit_; }
+  // The unit in effect on this thread for `dw` that holds the global
+  // offset, or nullptr.
+  static const Unit* current(const DwarfFile& dw, uint64_t offset);
+  // The buffer of `unit` if it is the copy a UnitBytes in effect gives.
+  static const elf::PartRelocator::Part* current_part(const DwarfFile& dw, const Unit& unit);
+
+ private:
+  const DwarfFile& dw_;
+  const Unit& unit_;
+  elf::PartRelocator::Part& part_;
+  std::optional<Unit> copy_;
+  const UnitBytes* outer_ = nullptr;  // the one in effect before this one
 };
 
 // The forms that make up most DIEs, decoded inline: true if `s`'s form is

@@ -37,6 +37,7 @@
 #include "base/mapped_file.h"
 #include "base/page_buffer.h"
 #include "base/reader.h"
+#include "base/uninit_vector.h"
 
 namespace btfc::elf {
 
@@ -155,6 +156,7 @@ class ElfFile {
   };
 
  private:
+  friend class PartRelocator;
   ElfFile() = default;
   struct Cached;
   void parse_header();
@@ -193,6 +195,87 @@ class ElfFile {
   mutable std::mutex symbols_mu_;
   mutable std::vector<Symbol> symbols_;
   mutable bool symbols_read_ = false;
+};
+
+// Relocates a debug section of a relocatable file part by part, each part
+// when a reader wants it, instead of the whole section up front: the
+// encoder reads each unit of amdgpu.ko's 94 MB .debug_info into a buffer
+// of a few hundred kilobytes that stays in cache, relocated there, rather
+// than into a 94 MB copy (its page faults, and its memory traffic).
+//
+//   std::unique_ptr<PartRelocator> parts = PartRelocator::make(elf, s);
+//   if (parts) {                        // null: use section_data(s)
+//     PartRelocator::Part part;
+//     parts->read(lo, hi, part, /*count=*/true);   // part.bytes: [lo, hi) relocated
+//     ...
+//     if (!parts->complete()) ...       // some relocation was applied by no read
+//   }
+//
+// A part's bytes are those of section_data(s) (a relocation that straddles
+// an end of the part writes the bytes inside it), and part.targets are
+// what relocation_section(s, offset) answers for offsets in it. The
+// entries that touch a part are found through a sample of every 1024th
+// entry's offset, which works when the entries are in offset order
+// (compilers emit them so). That is not checked up front, which would read
+// all of them once more: each counted read checks that the entries it
+// looks at are in order and counts those whose offsets lie in its part,
+// and complete() says whether every entry was counted, i.e. whether the
+// counted parts, which must not overlap, together got every relocation
+// (and none straddles two of them). A caller that gets false, or any error
+// from read() (the errors section_data() reports, but not necessarily
+// the first), uses section_data() instead.
+class PartRelocator {
+ public:
+  // Null unless `s` is an uncompressed debug section of a relocatable file
+  // with exactly one relocation section aimed at it, an uncompressed
+  // SHT_RELA over the file's .symtab, for a machine whose debug relocations
+  // store a value (not RISC-V, whose relocations add to the bytes in
+  // place), and the sampled offsets are in order.
+  static std::unique_ptr<PartRelocator> make(const ElfFile& elf, const Section& s);
+
+  // A part's bytes and their relocation targets; kept by the caller from
+  // read to read, so that the buffers stay allocated (and in cache).
+  struct Part {
+    UninitVector<uint8_t> bytes;
+    std::vector<ElfFile::RelocTarget> targets;  // sorted by offset
+  };
+  // Reads bytes [lo, hi) of the section (lo <= hi <= its size) into
+  // part.bytes, relocated: the bytes with pread, the entries in place in
+  // the mapping (see release()). With `count`, the entries whose offsets
+  // lie in [lo, hi) are counted for complete(). Safe to call from several
+  // threads.
+  void read(uint64_t lo, uint64_t hi, Part& part, bool count) const { run(lo, hi, &part, count); }
+  // Counts the entries whose offsets lie in [lo, hi) without reading the
+  // bytes: for a part no one reads (a unit the encoder skips).
+  void count(uint64_t lo, uint64_t hi) const { run(lo, hi, nullptr, true); }
+  // Drops the mapped pages of the entries of [lo, hi) (whole pages between
+  // samples), for parts read for the last time: resident memory then
+  // follows the parts being read, not the 143 MB of amdgpu.ko's entries.
+  void release(uint64_t lo, uint64_t hi) const;
+  // True if the counted reads together counted every entry.
+  bool complete() const {
+    return !failed_.load(std::memory_order_relaxed) && counted_.load(std::memory_order_relaxed) == entries_;
+  }
+
+ private:
+  PartRelocator(const ElfFile& elf, const Section& s, const Section& rel)
+      : elf_(elf), s_(s), rel_(rel), rel_name_(rel.name) {}
+  // read(), and count() when `part` is null.
+  void run(uint64_t lo, uint64_t hi, Part* part, bool count) const;
+  // Copies file bytes at `offset` (pread, or from memory for a parsed file).
+  void copy(uint64_t offset, std::span<uint8_t> out) const;
+
+  static constexpr size_t kSample = 1024;  // entries per sampled offset
+  const ElfFile& elf_;
+  Section s_, rel_;
+  std::string rel_name_;
+  size_t entsize_ = 0;
+  size_t entries_ = 0;
+  std::vector<uint64_t> sample_;           // offset of entry k * kSample
+  std::vector<uint64_t> values_;           // S of each symbol
+  std::vector<uint32_t> alloc_;            // the symbol's section if allocated, else 0
+  mutable std::atomic<size_t> counted_{0};
+  mutable std::atomic<bool> failed_{false};  // a counted read met entries out of order, or straddling its ends
 };
 
 }  // namespace btfc::elf

@@ -14,6 +14,8 @@
 // .debug_info, 6M relocations) is copied in and relocated in chunks on
 // several threads, with the bytes and the error one pass would give.
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 
@@ -41,6 +43,9 @@ enum class Op : uint8_t {
   SubUleb,  // the ULEB128 in place -= V (RISC-V SUB_ULEB128)
   Unknown,
 };
+
+// The widest write of a relocation outside RISC-V's ULEB128 pairs.
+constexpr uint64_t kMaxWidth = 8;
 
 struct Howto {
   Op op = Op::Unknown;
@@ -253,10 +258,12 @@ class HowtoMemo {
 };
 
 // Applies a run of entries of one relocation section to `data`, in order,
-// each checked first: its type, its offset and width against `data`, its
-// symbol index against the symbol table. Only bytes in [lo, hi) are written:
-// run() stops at the first checked entry that would write outside and
-// returns its index (`end` when every entry was applied).
+// each checked first: its type, its offset and width against the target
+// section, its symbol index against the symbol table. `data` holds the
+// section's bytes from offset `base` on (all of them, or a part). Only
+// bytes in [lo, hi) (inside `data`) are written: run() stops at the first
+// checked entry that would write outside and returns its index (`end`
+// when every entry was applied).
 class Applier {
  public:
   // `values`: S of every symbol, by index; `alloc`: the index of the
@@ -266,8 +273,13 @@ class Applier {
   Applier(const ElfFile& elf, std::span<const uint64_t> values, std::span<const uint32_t> alloc,
           std::span<uint8_t> data, const Decoder& decode, bool rela, std::string_view target_name,
           const std::string& rel_name, std::vector<ElfFile::RelocTarget>& targets)
-      : elf_(elf), values_(values), alloc_(alloc), data_(data), decode_(decode), rela_(rela),
-        target_name_(target_name), rel_name_(rel_name), targets_(targets), howto_(elf.machine()) {}
+      : Applier(elf, values, alloc, data, 0, data.size(), decode, rela, target_name, rel_name, targets) {}
+  Applier(const ElfFile& elf, std::span<const uint64_t> values, std::span<const uint32_t> alloc,
+          std::span<uint8_t> data, uint64_t base, uint64_t section_size, const Decoder& decode, bool rela,
+          std::string_view target_name, const std::string& rel_name, std::vector<ElfFile::RelocTarget>& targets)
+      : elf_(elf), values_(values), alloc_(alloc), data_(data), base_(base), section_size_(section_size),
+        decode_(decode), rela_(rela), target_name_(target_name), rel_name_(rel_name), targets_(targets),
+        howto_(elf.machine()) {}
 
   size_t run(const uint8_t* entries, size_t begin, size_t end, uint64_t lo, uint64_t hi) {
     // x86-64 and little-endian AArch64 (ELF64 RELA, little-endian) get a
@@ -276,6 +288,28 @@ class Applier {
       return run_as<true>(entries, begin, end, lo, hi);
     return run_as<false>(entries, begin, end, lo, hi);
   }
+  // Writes the bytes inside [lo, hi) of entry i, which run() checked and
+  // stopped at because it does not lie wholly inside (a part's relocation
+  // that straddles one of its ends). Only for a value stored whole (Abs,
+  // PcRel), RELA: what is written does not depend on the bytes in place.
+  // True if it wrote any.
+  bool apply_clipped(const uint8_t* entries, size_t i, uint64_t lo, uint64_t hi) {
+    const Entry e = decode_(entries + i * decode_.entsize());
+    const Howto how = howto_(e.type);
+    if (how.op != Op::Abs && how.op != Op::PcRel) return false;
+    if (e.offset >= hi || e.offset + how.width <= lo) return false;
+    const uint64_t V = values_[e.sym] + static_cast<uint64_t>(e.addend);
+    uint8_t whole[kMaxWidth];
+    store_width(whole, how.width, how.op == Op::Abs ? V : V - e.offset, elf_.big_endian());
+    const uint64_t from = std::max(e.offset, lo), to = std::min(e.offset + how.width, hi);
+    std::memcpy(data_.data() + (from - base_), whole + (from - e.offset), to - from);
+    if (how.op == Op::Abs && alloc_[e.sym]) targets_.push_back({e.offset, alloc_[e.sym]});
+    return true;
+  }
+  // Index of the entry at `entries` (for messages), when run() is given
+  // a copy of some entries rather than the whole section.
+  void set_entry_base(size_t first) { entry_base_ = first; }
+
  private:
   template <bool kElf64LeRela>
   size_t run_as(const uint8_t* entries, size_t begin, size_t end, uint64_t lo, uint64_t hi) {
@@ -284,8 +318,8 @@ class Applier {
     const size_t entsize = kElf64LeRela ? 24 : decode_.entsize();
     const uint8_t* p = entries + begin * entsize;
     // Locals, not members: the stores through `loc` below could alias them.
-    std::span<uint8_t> data = data_;
-    const uint64_t size = data.size();
+    uint8_t* const data = data_.data();
+    const uint64_t base = base_, size = section_size_;
     const size_t nsyms = values_.size();
     size_t i = begin;
     for (; i < end; i++, p += entsize) {
@@ -305,7 +339,7 @@ class Applier {
       }
       const uint64_t offset = e.offset, sym = e.sym;
       const int64_t addend = e.addend;
-      const uint64_t entry_offset = i * entsize;
+      const uint64_t entry_offset = (entry_base_ + i) * entsize;
       const Howto how = howto_(e.type);
       if (how.op == Op::Abs && how.width == 4 && plain4_ == kNoType) plain4_ = e.type;
       if (how.op == Op::Abs && how.width == 8 && plain8_ == kNoType) plain8_ = e.type;
@@ -323,7 +357,7 @@ class Applier {
                         " symbols)");
       if (offset < lo || offset + how.width > hi) break;
       const uint64_t S = values_[sym];
-      uint8_t* loc = data.data() + offset;
+      uint8_t* loc = data + (offset - base);
       const unsigned w = how.width;
       // REL keeps the addend in the bytes being relocated.
       const uint64_t A = rela ? static_cast<uint64_t>(addend) : load_width(loc, w, be);
@@ -377,6 +411,7 @@ class Applier {
   size_t run_plain(const uint8_t* entries, size_t i, size_t end, uint64_t lo, uint64_t hi) const {
     const uint8_t* p = entries + i * 24;
     uint8_t* const data = data_.data();
+    const uint64_t base = base_;
     const uint64_t* const values = values_.data();
     const uint32_t* const alloc = alloc_.data();
     const uint64_t nsyms = values_.size();
@@ -388,11 +423,11 @@ class Applier {
       if (type == plain4) width = 4;
       else if (type == plain8) width = 8;
       else break;
-      // hi is at most the size of the bytes (chunks lie inside them).
+      // [lo, hi) lies inside the bytes (and the section).
       if (sym >= nsyms || offset < lo || offset > hi || width > hi - offset) break;
       const uint64_t v = values[sym] + load<uint64_t>(p + 16, false);
-      if (width == 4) store<uint32_t>(data + offset, static_cast<uint32_t>(v), false);
-      else store<uint64_t>(data + offset, v, false);
+      if (width == 4) store<uint32_t>(data + (offset - base), static_cast<uint32_t>(v), false);
+      else store<uint64_t>(data + (offset - base), v, false);
       if (alloc[sym]) [[unlikely]]
         targets_.push_back({offset, alloc[sym]});
     }
@@ -404,6 +439,8 @@ class Applier {
   std::span<const uint64_t> values_;
   std::span<const uint32_t> alloc_;
   std::span<uint8_t> data_;
+  uint64_t base_, section_size_;
+  size_t entry_base_ = 0;
   const Decoder& decode_;
   bool rela_;
   std::string_view target_name_;
@@ -418,25 +455,35 @@ class Applier {
 // fixed size, so the chunks, and which error is reported, never depend on
 // the thread count.
 constexpr size_t kChunkEntries = size_t{1} << 16;
-// The widest write of a relocation outside RISC-V's ULEB128 pairs.
-constexpr uint64_t kMaxWidth = 8;
+}  // namespace
+
+namespace {
+
+// S of each symbol: sections and defined symbols have their st_value (0
+// for a section in ET_REL), undefined and common ones 0. And the symbol's
+// section if it is allocated (relocation_section()'s answer), else 0.
+void symbol_values(const ElfFile& elf, std::vector<uint64_t>& values, std::vector<uint32_t>& alloc) {
+  const std::vector<Symbol>& syms = elf.symbols();
+  values.assign(syms.size(), 0);
+  alloc.assign(syms.size(), 0);
+  for (size_t k = 0; k < syms.size(); k++) {
+    values[k] = (syms[k].shndx == SHN_UNDEF || syms[k].shndx == SHN_COMMON) ? 0 : syms[k].value;
+    const uint32_t shndx = syms[k].shndx;
+    if (shndx != SHN_UNDEF && shndx < 0xff00 && shndx < elf.sections().size() &&
+        (elf.sections()[shndx].flags & SHF_ALLOC))
+      alloc[k] = shndx;
+  }
+}
+
+bool by_offset(const ElfFile::RelocTarget& a, const ElfFile::RelocTarget& b) { return a.offset < b.offset; }
 
 }  // namespace
 
 void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, std::vector<RelocTarget>& targets,
                                 const std::function<void(uint64_t, uint64_t)>& fill) const {
-  const std::vector<Symbol>& syms = symbols();
-  // S of each symbol: sections and defined symbols have their st_value
-  // (0 for a section in ET_REL), undefined and common ones 0. And the
-  // symbol's section if it is allocated (relocation_section()'s answer).
-  std::vector<uint64_t> values(syms.size());
-  std::vector<uint32_t> alloc(syms.size(), 0);
-  for (size_t k = 0; k < syms.size(); k++) {
-    values[k] = (syms[k].shndx == SHN_UNDEF || syms[k].shndx == SHN_COMMON) ? 0 : syms[k].value;
-    const uint32_t shndx = syms[k].shndx;
-    if (shndx != SHN_UNDEF && shndx < 0xff00 && shndx < sections_.size() && (sections_[shndx].flags & SHF_ALLOC))
-      alloc[k] = shndx;
-  }
+  std::vector<uint64_t> values;
+  std::vector<uint32_t> alloc;
+  symbol_values(*this, values, alloc);
   targets.clear();
   const Section* symtab = nullptr;
   for (const Section& s : sections_)
@@ -521,9 +568,116 @@ void ElfFile::apply_relocations(const Section& target, std::span<uint8_t> data, 
   // Compilers emit relocations in offset order, so checking is usually all
   // the sorting there is (two relocation sections for one target, or
   // entries out of order: file order kept among equal offsets).
-  auto by_offset = [](const RelocTarget& a, const RelocTarget& b) { return a.offset < b.offset; };
   if (!std::is_sorted(targets.begin(), targets.end(), by_offset))
     std::stable_sort(targets.begin(), targets.end(), by_offset);
+}
+
+std::unique_ptr<PartRelocator> PartRelocator::make(const ElfFile& elf, const Section& s) {
+  if (elf.type() != ET_REL || s.index >= elf.sections().size() || s.type == SHT_NOBITS ||
+      (s.flags & SHF_COMPRESSED) || s.name.starts_with(".zdebug_") || elf.machine() == EM_RISCV)
+    return nullptr;
+  const std::vector<uint32_t>& rels = elf.relocations_for_[s.index];
+  if (rels.size() != 1) return nullptr;
+  const Section& rel = elf.sections()[rels[0]];
+  const Section* symtab = nullptr;
+  for (const Section& x : elf.sections())
+    if (x.type == SHT_SYMTAB) symtab = &x;
+  // Anything else is section_data()'s to relocate or report.
+  if (rel.type != SHT_RELA || (rel.flags & SHF_COMPRESSED) || !symtab || rel.link != symtab->index) return nullptr;
+  std::unique_ptr<PartRelocator> p(new PartRelocator(elf, s, rel));
+  const Decoder decode(elf.is_64(), elf.big_endian(), elf.machine() == EM_MIPS && elf.is_64(), true);
+  p->entsize_ = decode.entsize();
+  p->entries_ = rel.size / p->entsize_;
+  symbol_values(elf, p->values_, p->alloc_);
+  // A pread per sample (amdgpu.ko: 5,900): mapping them would bring in
+  // most of the 143 MB of entries around them.
+  p->sample_.resize((p->entries_ + kSample - 1) / kSample);
+  parallel_for_ranges(0, p->sample_.size(), 512, [&](size_t lo, size_t hi) {
+    std::array<uint8_t, 24> entry;
+    for (size_t k = lo; k < hi; k++) {
+      p->copy(rel.offset + k * kSample * p->entsize_, {entry.data(), p->entsize_});
+      p->sample_[k] = decode(entry.data()).offset;
+    }
+  });
+  if (!std::is_sorted(p->sample_.begin(), p->sample_.end())) return nullptr;
+  return p;
+}
+
+void PartRelocator::release(uint64_t lo, uint64_t hi) const {
+  const size_t k0 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), lo) - sample_.begin());
+  const size_t k1 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), hi) - sample_.begin());
+  const size_t first = k0 * kSample, last = std::min(entries_, k1 * kSample);
+  if (first < last) elf_.release({elf_.bytes_.data() + rel_.offset + first * entsize_, (last - first) * entsize_});
+}
+
+void PartRelocator::copy(uint64_t offset, std::span<uint8_t> out) const {
+  if (!elf_.file_.read(offset, out)) std::memcpy(out.data(), elf_.bytes_.data() + offset, out.size());
+}
+
+void PartRelocator::run(uint64_t lo, uint64_t hi, Part* part, bool count) const {
+  if (lo > hi || hi > s_.size) throw Error(std::string(s_.name), lo, "part [" + hex(lo) + ", " + hex(hi) + ") is outside the section");
+  if (part) {
+    part->bytes.resize(hi - lo);
+    copy(s_.offset + lo, part->bytes);
+    part->targets.clear();
+  }
+  // The entries that may touch [lo, hi), if they are in offset order: from
+  // the last sample below lo - (kMaxWidth - 1) to the first at or above hi.
+  const uint64_t reach = lo >= kMaxWidth - 1 ? lo - (kMaxWidth - 1) : 0;
+  const size_t k0 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), reach) - sample_.begin());
+  const size_t k1 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), hi) - sample_.begin());
+  const size_t first = (k0 ? k0 - 1 : 0) * kSample, last = std::min(entries_, k1 * kSample);
+  if (first >= last) return;
+  const size_t n = last - first;
+  const uint8_t* entries = elf_.bytes_.data() + rel_.offset + first * entsize_;
+  const Decoder decode(elf_.is_64(), elf_.big_endian(), elf_.machine() == EM_MIPS && elf_.is_64(), true);
+  auto offset_of = [&](size_t i) { return decode(entries + i * entsize_).offset; };
+  // Counting needs the entries read to be in order, so that those found
+  // below are all of them (the ones of [lo, hi) elsewhere in the section
+  // are then counted by no one, and complete() says so).
+  auto in_order = [&] {
+    if (elf_.is_64() && !elf_.big_endian()) {  // one load per entry
+      for (size_t i = 1; i < n; i++)
+        if (load<uint64_t>(entries + i * 24, false) < load<uint64_t>(entries + (i - 1) * 24, false)) return false;
+      return true;
+    }
+    for (size_t i = 1; i < n; i++)
+      if (offset_of(i) < offset_of(i - 1)) return false;
+    return true;
+  };
+  if (count && !in_order()) {
+    failed_.store(true, std::memory_order_relaxed);
+    return;
+  }
+  auto index_of = [&](uint64_t off) {
+    size_t a = 0, b = n;
+    while (a < b) {
+      const size_t m = a + (b - a) / 2;
+      if (offset_of(m) < off) a = m + 1;
+      else b = m;
+    }
+    return a;
+  };
+  const size_t begin = index_of(reach), end = index_of(hi);
+  if (count) counted_.fetch_add(end - index_of(lo), std::memory_order_relaxed);
+  if (!part) {
+    // An entry that straddles the part's end is one no part applies whole.
+    for (size_t i = end; i > begin && offset_of(i - 1) + kMaxWidth > hi; i--) {
+      const Entry e = decode(entries + (i - 1) * entsize_);
+      if (e.offset + classify(elf_.machine(), e.type).width > hi) failed_.store(true, std::memory_order_relaxed);
+    }
+    return;
+  }
+  Applier apply(elf_, values_, alloc_, part->bytes, lo, s_.size, decode, true, s_.name, rel_name_, part->targets);
+  apply.set_entry_base(first);
+  for (size_t i = begin; i < end;) {
+    i = apply.run(entries, i, end, lo, hi);
+    if (i == end) break;
+    if (apply.apply_clipped(entries, i, lo, hi) && count) failed_.store(true, std::memory_order_relaxed);
+    i++;
+  }
+  if (!std::is_sorted(part->targets.begin(), part->targets.end(), by_offset))
+    std::stable_sort(part->targets.begin(), part->targets.end(), by_offset);
 }
 
 }  // namespace btfc::elf

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <set>
 #include <span>
@@ -14,6 +15,7 @@
 #include "btf/btf_test_util.h"
 #include "btf/diff.h"
 #include "btf/reader.h"
+#include "elf/elf_file.h"
 #include "support/test_support.h"
 
 namespace btfc::convert {
@@ -165,6 +167,40 @@ TEST(EncodeCorpus, VmlinuxBytesIndependentOfJobs) {
     std::string bytes = test::read_file(out);
     if (first.empty()) first = bytes;
     EXPECT_EQ(bytes, first) << j << " differs from -j1";
+  }
+}
+
+// A module is relocated unit by unit (elf::PartRelocator) when its
+// relocations allow it, else as a whole .debug_info: both ways must give
+// the same bytes. Two relocation entries of dm-crypt.ko swapped (their
+// order changes, not their effect) make it take the second way, which
+// --stats tells.
+TEST(EncodeCorpus, ModuleRelocatedByUnitOrWhole) {
+  if (vmlinux().empty()) GTEST_SKIP() << "*** corpus not unpacked (scripts/test.sh does it): NOT CHECKED ***";
+  const std::string base = reference_dir() + "/vmlinux.legacy-flags.btf";
+  const std::string ko = test::corpus_dir() + "/mods/dm-crypt.ko";
+  std::string bytes = test::read_file(ko);
+  {
+    auto elf = elf::ElfFile::open(ko);
+    const elf::Section* rela = elf->find_section(".rela.debug_info");
+    ASSERT_NE(rela, nullptr);
+    ASSERT_GT(rela->size / 24, 900u);
+    for (size_t k = 0; k < 24; k++) std::swap(bytes[rela->offset + 100 * 24 + k], bytes[rela->offset + 900 * 24 + k]);
+  }
+  const std::string swapped = test::scratch_dir() + "/dm-crypt-swapped.ko";
+  std::ofstream(swapped, std::ios::binary) << bytes;
+  std::string first;
+  for (const auto& [file, by_unit] : {std::pair{ko, true}, std::pair{swapped, false}}) {
+    SCOPED_TRACE(file);
+    const std::string out = file + (by_unit ? ".unit.btf" : ".whole.btf");
+    const std::string out_path = test::scratch_dir() + "/" + std::filesystem::path(out).filename().string();
+    test::RunResult r = test::run_btfc("encode --stats -j2 --btf_gen_floats --lang_exclude=rust --btf_base " + base +
+                                       " --btf_encode_detached=" + out_path + " " + file);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("by unit      1 file relocated unit by unit") != std::string::npos, by_unit) << r.err;
+    const std::string got = test::read_file(out_path);
+    if (first.empty()) first = got;
+    EXPECT_EQ(got, first) << "relocated whole, the output differs";
   }
 }
 

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -559,6 +560,150 @@ TEST(ElfRelocate, ChunksGiveWhatOnePassGives) {
     EXPECT_EQ(error_of(l.bytes, ".debug_info"), "t.o: .rela.debug_info+0x334500: unknown relocation type 99 for x86-64");
   }
   set_jobs(0);
+}
+
+
+// elf::PartRelocator (the encoder's unit-by-unit relocation): any part of
+// a section, read on its own, must hold the bytes section_data() holds
+// there, and part.targets relocation_section()'s answers, including where
+// a relocation straddles an end of the part. 5,000 entries: five samples.
+constexpr size_t kPartEntries = 5000;
+
+// Entries at 4i: R_X86_64_32 mostly, every 7th an R_X86_64_64 (over the
+// next entry's word too: entry order decides), every 11th R_X86_64_PC32,
+// every 13th R_X86_64_NONE. `edit` may change any entry.
+template <typename Edit>
+Layout part_layout(Edit&& edit) {
+  std::vector<uint8_t> rela;
+  for (size_t i = 0; i < kPartEntries; i++) {
+    uint64_t offset = 4 * i;
+    uint32_t type = i % 7 == 0 ? 1 : i % 11 == 0 ? 2 : i % 13 == 0 ? 0 : 10;
+    edit(i, offset, type);
+    auto e = rela64(offset, 1, type, static_cast<int64_t>(3 * i + 0x1000));
+    rela.insert(rela.end(), e.begin(), e.end());
+  }
+  // Bytes that are not zero, so that a relocation not applied shows.
+  std::vector<uint8_t> info(4 * kPartEntries + 8);
+  for (size_t i = 0; i < info.size(); i++) info[i] = static_cast<uint8_t>(i * 37 + 11);
+  return relocatable(rela, info, elf::SHF_ALLOC);
+}
+Layout part_layout() {
+  return part_layout([](size_t, uint64_t&, uint32_t&) {});
+}
+
+TEST(ElfRelocate, PartsGiveWhatTheWholeSectionGives) {
+  Layout l = part_layout();
+  auto f = elf::ElfFile::parse(l.bytes, "t.o");
+  const elf::Section* s = f->find_section(".debug_info");
+  auto parts = elf::PartRelocator::make(*f, *s);
+  ASSERT_NE(parts, nullptr);
+  const Bytes whole = f->section_data(*s);
+  std::mt19937_64 rng(7);
+  elf::PartRelocator::Part part;
+  auto check = [&](uint64_t lo, uint64_t hi) {
+    SCOPED_TRACE("part [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+    parts->read(lo, hi, part, false);
+    ASSERT_EQ(part.bytes.size(), hi - lo);
+    EXPECT_TRUE(std::equal(part.bytes.begin(), part.bytes.end(), whole.begin() + lo));
+    for (uint64_t off = lo; off < hi; off++) {
+      auto it = std::lower_bound(part.targets.begin(), part.targets.end(), off,
+                                 [](const elf::ElfFile::RelocTarget& t, uint64_t o) { return t.offset < o; });
+      uint32_t got = it != part.targets.end() && it->offset == off ? it->shndx : 0;
+      ASSERT_EQ(got, f->relocation_section(*s, off)) << "at " << off;
+    }
+  };
+  check(0, whole.size());
+  check(0, 0);
+  check(whole.size(), whole.size());
+  check(4 * 1024 - 2, 4 * 1024 + 3);  // around a sample, cutting both ends
+  for (int k = 0; k < 100; k++) {
+    uint64_t a = rng() % (whole.size() + 1), b = rng() % (whole.size() + 1);
+    check(std::min(a, b), std::max(a, b));
+  }
+}
+
+// Counted reads must say whether every relocation was applied: parts that
+// tile the section without cutting a relocation do; a part left out or
+// read twice, a relocation cut in two, or entries out of order do not (the
+// encoder then relocates the whole section).
+TEST(ElfRelocate, CountedPartsTellWhetherEveryRelocationWasApplied) {
+  struct Case {
+    const char* name;
+    Layout layout;
+    std::vector<uint64_t> cuts;        // parts [cuts[k], cuts[k + 1])
+    std::vector<int> how;              // per part: 1 read, 0 count() only, -1 left out, 2 read twice
+    bool complete;
+    bool in_order = true;
+  };
+  const uint64_t size = 4 * kPartEntries + 8;
+  // Cuts where no relocation straddles: between entries 1500 and 1501
+  // (1500 is an R_X86_64_32, as 1500 % 7 and 1500 % 11 are not 0).
+  const std::vector<uint64_t> clean = {0, 4 * 1501, 4 * 3001, size};
+  std::vector<Case> cases = {
+      {"tiled", part_layout(), clean, {1, 1, 1}, true},
+      {"one part counted only", part_layout(), clean, {1, 0, 1}, true},
+      {"a part left out", part_layout(), clean, {1, -1, 1}, false},
+      {"a part read twice", part_layout(), clean, {1, 2, 1}, false},
+      // Entry 1498 (an R_X86_64_64 at 5992) reaches 6000.
+      {"a relocation cut in two", part_layout(), {0, 5996, size}, {1, 1}, false},
+      // Two entries swapped inside the first sample's run: the samples are
+      // in order, the entries are not.
+      {"entries out of order", part_layout([](size_t i, uint64_t& offset, uint32_t&) {
+         if (i == 100) offset = 4 * 900;
+         if (i == 900) offset = 4 * 100;
+       }), clean, {1, 1, 1}, false, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto f = elf::ElfFile::parse(c.layout.bytes, "t.o");
+    const elf::Section* s = f->find_section(".debug_info");
+    auto parts = elf::PartRelocator::make(*f, *s);
+    ASSERT_NE(parts, nullptr);
+    const Bytes whole = f->section_data(*s);
+    elf::PartRelocator::Part part;
+    for (size_t k = 0; k + 1 < c.cuts.size(); k++) {
+      const uint64_t lo = c.cuts[k], hi = c.cuts[k + 1];
+      if (c.how[k] == 0) parts->count(lo, hi);
+      for (int r = 0; r < c.how[k]; r++) {
+        parts->read(lo, hi, part, true);
+        // Entries in order give the right bytes, whatever the count says.
+        if (c.in_order) {
+          EXPECT_TRUE(std::equal(part.bytes.begin(), part.bytes.end(), whole.begin() + lo)) << k;
+        }
+      }
+    }
+    EXPECT_EQ(parts->complete(), c.complete);
+  }
+}
+
+// Files the parts cannot serve are left to section_data(): entries out of
+// order at a sample, two relocation sections, REL entries.
+TEST(ElfRelocate, PartsOnlyForOneSortedRelaSection) {
+  auto make = [](const Layout& l) {
+    auto f = elf::ElfFile::parse(l.bytes, "t.o");
+    return elf::PartRelocator::make(*f, *f->find_section(".debug_info")) != nullptr;
+  };
+  EXPECT_TRUE(make(part_layout()));
+  EXPECT_FALSE(make(part_layout([](size_t i, uint64_t& offset, uint32_t&) {
+    if (i == 2048) offset = 4;  // the third sample before the second
+  })));
+  Layout rel = part_layout();
+  put32(rel.bytes, rel.header(kRela) + 4, elf::SHT_REL);
+  EXPECT_FALSE(make(rel));
+  // A second relocation section aimed at .debug_info.
+  std::vector<uint8_t> symtab(48, 0);
+  symtab[24 + 4] = elf::STT_SECTION;
+  put16(symtab, 24 + 6, kInfo);
+  Layout two = encode({{".debug_info", elf::SHT_PROGBITS, 0, std::vector<uint8_t>(16, 0)},
+                       {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 2, 24},
+                       {".strtab", elf::SHT_STRTAB, 0, {0}},
+                       {".rela.debug_info", elf::SHT_RELA, 0, rela64(0, 1, 10, 1), kSymtab, kInfo, 24},
+                       {".rela.debug_info", elf::SHT_RELA, 0, rela64(4, 1, 10, 2), kSymtab, kInfo, 24}});
+  EXPECT_FALSE(make(two));
+  // A linked file has nothing to relocate.
+  Layout exec = part_layout();
+  put16(exec.bytes, 16, elf::ET_EXEC);
+  EXPECT_FALSE(make(exec));
 }
 
 }  // namespace
