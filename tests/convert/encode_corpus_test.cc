@@ -174,7 +174,7 @@ TEST(EncodeCorpus, VmlinuxBytesIndependentOfJobs) {
 // relocations allow it, else as a whole .debug_info: both ways must give
 // the same bytes. Two relocation entries of dm-crypt.ko swapped (their
 // order changes, not their effect) make it take the second way, which
-// --stats tells.
+// --stats tells; a bad entry gets the message it always got.
 TEST(EncodeCorpus, ModuleRelocatedByUnitOrWhole) {
   if (vmlinux().empty()) GTEST_SKIP() << "*** corpus not unpacked (scripts/test.sh does it): NOT CHECKED ***";
   const std::string base = reference_dir() + "/vmlinux.legacy-flags.btf";
@@ -201,6 +201,22 @@ TEST(EncodeCorpus, ModuleRelocatedByUnitOrWhole) {
     const std::string got = test::read_file(out_path);
     if (first.empty()) first = got;
     EXPECT_EQ(got, first) << "relocated whole, the output differs";
+  }
+  // A bad entry (unknown type) in the middle: the error one pass over the
+  // entries reports, naming the entry, whichever way the file was read.
+  {
+    auto elf = elf::ElfFile::open(ko);
+    const elf::Section* rela = elf->find_section(".rela.debug_info");
+    std::string bad_bytes = test::read_file(ko);
+    ASSERT_GT(rela->size / 24, 5000u);
+    bad_bytes[rela->offset + 5000 * 24 + 8] = 99;  // r_info's type, little-endian
+    const std::string bad = test::scratch_dir() + "/dm-crypt-bad.ko";
+    std::ofstream(bad, std::ios::binary) << bad_bytes;
+    test::RunResult r = test::run_btfc("encode -j2 --btf_gen_floats --btf_base " + base +
+                                       " --btf_encode_detached=" + test::scratch_dir() + "/bad.btf " + bad);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "btfc: " + bad + ": .rela.debug_info+0x1d4c0: unknown relocation type 99 for x86-64\n");
+    EXPECT_FALSE(std::filesystem::exists(test::scratch_dir() + "/bad.btf"));
   }
 }
 
