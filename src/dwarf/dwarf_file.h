@@ -28,7 +28,9 @@
 // section and section-relative offset (not the file: callers add it with
 // Error::with_file(dw.path()), as `btfc stats` does). Units are independent:
 // reading two units from two threads at once is safe, and that is how the
-// encoder is meant to run (one work item per unit).
+// encoder is meant to run (one work item per unit). The encoder also asks
+// for a module's units to be relocated one at a time
+// (Options::relocate_by_unit): each unit is then read through a UnitBytes.
 //
 // Ideas from gimli (reader split per unit, abbreviation codes looked up by
 // index, fixed-size attributes skipped in one step), bloaty (a lazy
