@@ -385,10 +385,8 @@ uint32_t DwarfFile::relocation_section(const Unit& unit, const uint8_t* at) cons
     // Only the unit being read has its relocations at hand.
     const elf::PartRelocator::Part* part = UnitBytes::current_part(*this, unit);
     if (!part) return 0;
-    const uint64_t off = unit.offset + static_cast<uint64_t>(at - unit.reader.bytes().data());
-    auto it = std::lower_bound(part->targets.begin(), part->targets.end(), off,
-                               [](const elf::ElfFile::RelocTarget& t, uint64_t o) { return t.offset < o; });
-    return it != part->targets.end() && it->offset == off ? it->shndx : 0;
+    return elf::ElfFile::target_section(part->targets,
+                                        unit.offset + static_cast<uint64_t>(at - unit.reader.bytes().data()));
   }
   for (const elf::Section& s : elf_->sections()) {
     if (s.name != unit.section_name()) continue;

@@ -244,9 +244,7 @@ Bytes ElfFile::compute_section_data(const Section& s, Cached& c) const {
     // mapping so the original's pages are never mapped (see MappedFile::read).
     c.copy = PageBuffer(data.size());
     out = c.copy.span();
-    fill = [&](uint64_t lo, uint64_t hi) {
-      if (!file_.read(s.offset + lo, out.subspan(lo, hi - lo))) std::memcpy(out.data() + lo, data.data() + lo, hi - lo);
-    };
+    fill = [&](uint64_t lo, uint64_t hi) { copy_out(data.data() + lo, out.subspan(lo, hi - lo)); };
   }
   apply_relocations(s, out, c.targets, fill);
   // The relocations are read once (amdgpu.ko: 143 MB of .rela.debug_info):
@@ -263,9 +261,13 @@ uint32_t ElfFile::relocation_section(const Section& s, uint64_t offset) const {
   section_data(s);  // checks every relocation (and throws as it does)
   Cached& c = cache_[s.index];
   if (!c.ready.load(std::memory_order_acquire)) return 0;
-  auto it = std::lower_bound(c.targets.begin(), c.targets.end(), offset,
+  return target_section(c.targets, offset);
+}
+
+uint32_t ElfFile::target_section(std::span<const RelocTarget> targets, uint64_t offset) {
+  auto it = std::lower_bound(targets.begin(), targets.end(), offset,
                              [](const RelocTarget& t, uint64_t off) { return t.offset < off; });
-  return it != c.targets.end() && it->offset == offset ? it->shndx : 0;
+  return it != targets.end() && it->offset == offset ? it->shndx : 0;
 }
 
 void ElfFile::prepare(const std::vector<const Section*>& list) const {

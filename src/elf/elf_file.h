@@ -25,11 +25,13 @@
 // relocation type 99 for x86-64".
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -154,6 +156,10 @@ class ElfFile {
     uint64_t offset;
     uint32_t shndx;
   };
+  // The section of the first of `targets` (sorted by offset) at `offset`,
+  // 0 if none is there: relocation_section()'s search, also over a part's
+  // targets (PartRelocator).
+  static uint32_t target_section(std::span<const RelocTarget> targets, uint64_t offset);
 
  private:
   friend class PartRelocator;
@@ -262,8 +268,11 @@ class PartRelocator {
       : elf_(elf), s_(s), rel_(rel), rel_name_(rel.name) {}
   // read(), and count() when `part` is null.
   void run(uint64_t lo, uint64_t hi, Part* part, bool count) const;
-  // Copies file bytes at `offset` (pread, or from memory for a parsed file).
-  void copy(uint64_t offset, std::span<uint8_t> out) const;
+  // The index of the first sample at or above `offset` (sample_.size() if
+  // none): entries from that sample's on have offsets >= `offset`.
+  size_t sample_at(uint64_t offset) const {
+    return static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), offset) - sample_.begin());
+  }
 
   static constexpr size_t kSample = 1024;  // entries per sampled offset
   const ElfFile& elf_;

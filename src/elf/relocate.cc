@@ -455,9 +455,6 @@ class Applier {
 // fixed size, so the chunks, and which error is reported, never depend on
 // the thread count.
 constexpr size_t kChunkEntries = size_t{1} << 16;
-}  // namespace
-
-namespace {
 
 // S of each symbol: sections and defined symbols have their st_value (0
 // for a section in ET_REL), undefined and common ones 0. And the symbol's
@@ -595,7 +592,7 @@ std::unique_ptr<PartRelocator> PartRelocator::make(const ElfFile& elf, const Sec
   parallel_for_ranges(0, p->sample_.size(), 512, [&](size_t lo, size_t hi) {
     std::array<uint8_t, 24> entry;
     for (size_t k = lo; k < hi; k++) {
-      p->copy(rel.offset + k * kSample * p->entsize_, {entry.data(), p->entsize_});
+      elf.copy_out(elf.bytes_.data() + rel.offset + k * kSample * p->entsize_, {entry.data(), p->entsize_});
       p->sample_[k] = decode(entry.data()).offset;
     }
   });
@@ -604,29 +601,22 @@ std::unique_ptr<PartRelocator> PartRelocator::make(const ElfFile& elf, const Sec
 }
 
 void PartRelocator::release(uint64_t lo, uint64_t hi) const {
-  const size_t k0 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), lo) - sample_.begin());
-  const size_t k1 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), hi) - sample_.begin());
-  const size_t first = k0 * kSample, last = std::min(entries_, k1 * kSample);
+  const size_t first = sample_at(lo) * kSample, last = std::min(entries_, sample_at(hi) * kSample);
   if (first < last) elf_.release({elf_.bytes_.data() + rel_.offset + first * entsize_, (last - first) * entsize_});
-}
-
-void PartRelocator::copy(uint64_t offset, std::span<uint8_t> out) const {
-  if (!elf_.file_.read(offset, out)) std::memcpy(out.data(), elf_.bytes_.data() + offset, out.size());
 }
 
 void PartRelocator::run(uint64_t lo, uint64_t hi, Part* part, bool count) const {
   if (lo > hi || hi > s_.size) throw Error(std::string(s_.name), lo, "part [" + hex(lo) + ", " + hex(hi) + ") is outside the section");
   if (part) {
     part->bytes.resize(hi - lo);
-    copy(s_.offset + lo, part->bytes);
+    elf_.copy_out(elf_.bytes_.data() + s_.offset + lo, part->bytes);
     part->targets.clear();
   }
   // The entries that may touch [lo, hi), if they are in offset order: from
   // the last sample below lo - (kMaxWidth - 1) to the first at or above hi.
   const uint64_t reach = lo >= kMaxWidth - 1 ? lo - (kMaxWidth - 1) : 0;
-  const size_t k0 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), reach) - sample_.begin());
-  const size_t k1 = static_cast<size_t>(std::lower_bound(sample_.begin(), sample_.end(), hi) - sample_.begin());
-  const size_t first = (k0 ? k0 - 1 : 0) * kSample, last = std::min(entries_, k1 * kSample);
+  const size_t k0 = sample_at(reach);
+  const size_t first = (k0 ? k0 - 1 : 0) * kSample, last = std::min(entries_, sample_at(hi) * kSample);
   if (first >= last) return;
   const size_t n = last - first;
   const uint8_t* entries = elf_.bytes_.data() + rel_.offset + first * entsize_;

@@ -606,10 +606,7 @@ TEST(ElfRelocate, PartsGiveWhatTheWholeSectionGives) {
     ASSERT_EQ(part.bytes.size(), hi - lo);
     EXPECT_TRUE(std::equal(part.bytes.begin(), part.bytes.end(), whole.begin() + lo));
     for (uint64_t off = lo; off < hi; off++) {
-      auto it = std::lower_bound(part.targets.begin(), part.targets.end(), off,
-                                 [](const elf::ElfFile::RelocTarget& t, uint64_t o) { return t.offset < o; });
-      uint32_t got = it != part.targets.end() && it->offset == off ? it->shndx : 0;
-      ASSERT_EQ(got, f->relocation_section(*s, off)) << "at " << off;
+      ASSERT_EQ(elf::ElfFile::target_section(part.targets, off), f->relocation_section(*s, off)) << "at " << off;
     }
   };
   check(0, whole.size());
