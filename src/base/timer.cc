@@ -12,18 +12,28 @@ namespace {
 struct Record {
   std::string name;
   double seconds;
+  double cpu;
   size_t peak_rss;
 };
 std::mutex g_mu;
 std::vector<Record> g_records;
 }  // namespace
 
-PhaseTimer::PhaseTimer(std::string name) : name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
+PhaseTimer::PhaseTimer(std::string name)
+    : name_(std::move(name)), start_(std::chrono::steady_clock::now()), start_cpu_(process_cpu_seconds()) {}
 
 PhaseTimer::~PhaseTimer() {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double cpu = process_cpu_seconds() - start_cpu_;
   std::lock_guard lock(g_mu);
-  g_records.push_back({name_, s, peak_rss_bytes()});
+  g_records.push_back({name_, s, cpu, peak_rss_bytes()});
+}
+
+double process_cpu_seconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return sec(ru.ru_utime) + sec(ru.ru_stime);
 }
 
 size_t peak_rss_bytes() {
@@ -38,22 +48,24 @@ void print_phase_stats(std::FILE* out) {
   std::lock_guard lock(g_mu);
   struct Sum {
     const std::string* name;
-    double seconds;
+    double seconds, cpu;
     size_t peak_rss, count;
   };
   std::vector<Sum> sums;
   for (const Record& r : g_records) {
     auto it = std::find_if(sums.begin(), sums.end(), [&](const Sum& s) { return *s.name == r.name; });
     if (it == sums.end()) {
-      sums.push_back({&r.name, r.seconds, r.peak_rss, 1});
+      sums.push_back({&r.name, r.seconds, r.cpu, r.peak_rss, 1});
     } else {
       it->seconds += r.seconds;
+      it->cpu += r.cpu;
       it->peak_rss = std::max(it->peak_rss, r.peak_rss);
       it->count++;
     }
   }
   for (const Sum& s : sums) {
-    std::fprintf(out, "%-12s %8.3f s   peak RSS %7.1f MB", s.name->c_str(), s.seconds, s.peak_rss / 1e6);
+    std::fprintf(out, "%-12s %8.3f s   cpu %7.3f s   peak RSS %7.1f MB", s.name->c_str(), s.seconds, s.cpu,
+                 s.peak_rss / 1e6);
     if (s.count > 1) std::fprintf(out, "   (summed over %zu runs)", s.count);
     std::fprintf(out, "\n");
   }
