@@ -648,6 +648,29 @@ TEST(Dedup, BigRandomTablesMatchLibbpf) {
   set_jobs(0);
 }
 
+// A split table of several chunks of the string pass (2^17 ids each),
+// whose primitive pass follows it chunk by chunk on whichever thread
+// completes the prefix of chunks named: libbpf's bytes, on one thread and
+// on two.
+TEST(Dedup, SplitTableOfManyNameChunksMatchesLibbpf) {
+  std::mt19937 rng(271828);
+  std::vector<StructDef> pool = random_pool(rng, 12);
+  Btf base = random_base(rng, pool);
+  Btf split(&base);
+  write_random_units(split, rng, pool, 14000);
+  ASSERT_GT(split.type_count(), 3u << 17);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  const std::vector<uint8_t> theirs = write_raw(libbpf_dedup(split, &base, lbase.get()));
+  for (unsigned jobs : {1u, 2u}) {
+    SCOPED_TRACE("-j" + std::to_string(jobs));
+    set_jobs(jobs);
+    Btf ours = read_raw(write_raw(split), &base);
+    dedup(ours, kLibbpf11);
+    EXPECT_TRUE(write_raw(ours) == theirs);
+  }
+  set_jobs(0);
+}
+
 // Pass 5 finishes a type's targets before the type, so of equal types
 // the first finished, not the lowest id, is canonical: here the pointer
 // [p] makes the later of two equal typedefs canonical, which puts typedef
