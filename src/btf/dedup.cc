@@ -457,34 +457,17 @@ class ChunkNames {
   size_t count_ = 0;
 };
 
-// What dedup knows of an id, in one 16-byte slot: a comparison reads all
-// of it for every id it meets, and the ids it meets on the canonical side
-// are spread over the whole table (one cache miss instead of four).
-struct IdInfo {
-  uintptr_t rec_kind;  // the record's address, with its kind in the top byte
-  uint32_t map;        // id -> canonical id (chains allowed)
-  uint32_t hypot;      // canonical-side id -> candidate-side id
-  const uint32_t* rec() const { return reinterpret_cast<const uint32_t*>(rec_kind & kAddress); }
-  Kind kind() const { return static_cast<Kind>(rec_kind >> kKindShift); }
-  void set_rec(const uint32_t* r) {
-    auto address = reinterpret_cast<uintptr_t>(r);
-    if (address & ~kAddress) [[unlikely]] throw Error("internal: a record address uses its top byte");
-    rec_kind = address | static_cast<uintptr_t>(kind_of(r)) << kKindShift;
-  }
-  static constexpr int kKindShift = 56;
-  static constexpr uintptr_t kAddress = (uintptr_t{1} << kKindShift) - 1;
-};
-static_assert(sizeof(uintptr_t) == 8 && sizeof(IdInfo) == 16);
-
-// The per-id slots of a dedup on a prepared base, kept by the DedupBase
+// The per-id arrays of a dedup on a prepared base, kept by the DedupBase
 // and reused. Batch mode deduplicates thousands of modules on one base:
-// filling the base's part of these slots (100k ids) and copying its
+// filling the base's part of these arrays (100k ids) and copying its
 // candidate index for every module was most of a small module's dedup. A
 // run leaves the base's part as it found it (its few changes are undone),
 // so the next run on that base starts from it.
 struct Scratch {
-  bool base_ready = false;   // [0, base end) of info is as index_records() fills it
-  IdArray<IdInfo> info;
+  bool base_ready = false;   // [0, base end) of rec, kind, map, hypot is as index_records() fills it
+  IdArray<const uint32_t*> rec;
+  IdArray<Kind> kind;
+  IdArray<uint32_t> map, hypot;
   std::optional<CandidateIndex> index;  // a working copy of the base's index
   bool index_ready = false;  // `index` equals the base's
 };
@@ -547,7 +530,7 @@ class Deduper {
       : btf_(btf), compat_(options.compat), last_use_(options.last_use), start_(btf.start_id()), end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
-        info_(scratch_->info),
+        rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
         hypot_list_(end_), merge_list_(end_) {}
   ~Deduper() {
     if (prepared_) prepared_->give_back(std::move(scratch_));
@@ -675,17 +658,17 @@ class Deduper {
   // A pointer per id rather than the table's offsets (4 bytes per id,
   // already there) and the base's: rec() is the most called function of
   // dedup, and choosing the table cost more than the 4 more bytes.
-  const uint32_t* rec(uint32_t id) const { return info_[id].rec(); }
+  const uint32_t* rec(uint32_t id) const { return rec_[id]; }
   uint32_t* own(uint32_t id) { return btf_.mutable_record(id); }
-  Kind kind(uint32_t id) const { return info_[id].kind(); }
-  uint32_t& map_of(uint32_t id) { return info_[id].map; }
-  uint32_t map_of(uint32_t id) const { return info_[id].map; }
-  bool is_mapped(uint32_t id) const { return map_of(id) <= MAX_ID; }
+  // From a byte per id: the kind is asked for far more often than the
+  // record, and a byte array stays in cache.
+  Kind kind(uint32_t id) const { return kind_[id]; }
+  bool is_mapped(uint32_t id) const { return map_[id] <= MAX_ID; }
   // Follows the canonical chain (a FWD resolved to a struct that was itself
   // found to be a duplicate, ...).
   uint32_t resolve(uint32_t id) const {
     for (;;) {
-      uint32_t to = map_of(id);
+      uint32_t to = map_[id];
       if (to > MAX_ID || to == id) return id;
       id = to;
     }
@@ -705,23 +688,28 @@ class Deduper {
     return p && &p->impl().base == btf.base() ? &p->impl() : nullptr;
   }
 
-  // Base ids [0, start_) are canonical as they are: their records and an
-  // identity map, kept from the last run on the same prepared base.
+  // Base ids [0, start_) are canonical as they are: rec_, kind_ and an
+  // identity map_, kept from the last run on the same prepared base.
   void index_records() {
     bool ready = scratch_->base_ready;
     scratch_->base_ready = false;  // until this run ends well
-    info_.resize(end_);
+    rec_.resize(end_);
+    kind_.resize(end_);
+    map_.resize(end_);
+    hypot_.resize(end_);
     if (!ready) {
-      info_[0].set_rec(VOID_RECORD);
-      info_[0].map = 0;
-      info_[0].hypot = UNPROCESSED;
+      rec_[0] = VOID_RECORD;
+      kind_[0] = Kind::Unknown;
+      map_[0] = 0;
+      hypot_[0] = UNPROCESSED;
       // The base's part (a 100k-type vmlinux for a module): fresh pages
       // too, so in chunks as well.
       parallel_for_ranges(1, start_, kIdChunk, [&](size_t lo, size_t hi) {
         for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
-          info_[id].set_rec(btf_.record(id));
-          info_[id].map = id;
-          info_[id].hypot = UNPROCESSED;
+          rec_[id] = btf_.record(id);
+          kind_[id] = kind_of(rec_[id]);
+          map_[id] = id;
+          hypot_[id] = UNPROCESSED;
         }
       });
     }
@@ -732,11 +720,11 @@ class Deduper {
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
       PassLists& lists = listed_[(lo - start_) / kIdChunk];
       for (uint32_t id = lo; id < hi; ++id) {
-        IdInfo& info = info_[id];
-        info.set_rec(words + offsets[id - start_]);
-        Kind k = info.kind();
-        info.map = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
-        info.hypot = UNPROCESSED;
+        rec_[id] = words + offsets[id - start_];
+        Kind k = kind_of(rec_[id]);
+        kind_[id] = k;
+        map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
+        hypot_[id] = UNPROCESSED;
         switch (k) {
           case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float:
             lists[kPrims].push_back(id);
@@ -775,16 +763,16 @@ class Deduper {
   void restore_base() {
     if (!prepared_) return;
     clear_hypot();
-    for (uint32_t id : base_map_log_) map_of(id) = id;
+    for (uint32_t id : base_map_log_) map_[id] = id;
     scratch_->index_ready = index_->rollback();
     scratch_->base_ready = true;
   }
 
-  // Every write to a map goes here: a base id's entry changes only when a
+  // Every write to map_ goes here: a base id's entry changes only when a
   // base FWD resolves to a new struct, and is logged to be undone.
   void set_map(uint32_t id, uint32_t to) {
-    if (id < start_ && map_of(id) == id) base_map_log_.push_back(id);
-    map_of(id) = to;
+    if (id < start_ && map_[id] == id) base_map_log_.push_back(id);
+    map_[id] = to;
   }
 
   // ---- pass 1 ----
@@ -1110,19 +1098,19 @@ class Deduper {
       default:
         return;
     }
-    map_of(id) = new_id;
+    map_[id] = new_id;
     if (new_id == id) index_->add(h, id, enum_summary(t));
   }
 
   // ---- pass 3 ----
   void clear_hypot() {
-    for (uint32_t id : std::span<const uint32_t>(hypot_list_.data(), hypot_count_)) info_[id].hypot = UNPROCESSED;
+    for (uint32_t id : std::span<const uint32_t>(hypot_list_.data(), hypot_count_)) hypot_[id] = UNPROCESSED;
     hypot_count_ = merge_count_ = 0;
     hypot_adjust_canon_ = false;
   }
 
   // Are the type graphs at cand_id and canon_id the same? Records
-  // canon -> cand pairs in the hypots; see dedup.h. Inline at every call
+  // canon -> cand pairs in hypot_; see dedup.h. Inline at every call
   // site: three comparisons in four end here (the pair resolves to one
   // type, or was met before), and a call per member cost more than they
   // do.
@@ -1138,12 +1126,12 @@ class Deduper {
     if (cand_id >= end_ || canon_id >= end_) fail_past_end(std::max(cand_id, canon_id));
     // A pair met before in this comparison (amdgpu.ko: 4.0M of 8.8M) is
     // equal whatever the two resolve to: known from the canonical side's
-    // slot alone, without resolving either (as below, where a FWD's
+    // hypot alone, without resolving either (as below, where a FWD's
     // hypot is never set once it resolves).
-    if (info_[canon_id].hypot == cand_id) return 1;
+    if (hypot_[canon_id] == cand_id) return 1;
     if (resolve(cand_id) == resolve(canon_id)) return 1;
     canon_id = resolve_fwd(canon_id);
-    uint32_t h = info_[canon_id].hypot;
+    uint32_t h = hypot_[canon_id];
     if (h <= MAX_ID) {
       if (h == cand_id) return 1;  // a cycle, or a type met again
       // Compilers sometimes emit identical types twice in one unit; a
@@ -1158,7 +1146,7 @@ class Deduper {
   // costs more than their checks.
   [[gnu::noinline]] bool expand_equiv(uint32_t cand_id, uint32_t canon_id, bool shallow_known) {
     for (;;) {
-      info_[canon_id].hypot = cand_id;
+      hypot_[canon_id] = cand_id;
       hypot_list_[hypot_count_++] = canon_id;
 
       const uint32_t* cand = rec(cand_id);
@@ -1293,7 +1281,7 @@ class Deduper {
   // both sides of a pair that compared equal.
   void merge_hypot() {
     for (uint32_t canon : std::span<const uint32_t>(merge_list_.data(), merge_count_)) {
-      uint32_t t_id = resolve(info_[canon].hypot);
+      uint32_t t_id = resolve(hypot_[canon]);
       uint32_t c_id = resolve(canon);
       Kind tk = kind(t_id), ck = kind(c_id);
       // Also for a base FWD: split FWDs resolve through it.
@@ -1321,7 +1309,7 @@ class Deduper {
       new_id = c;
       return true;
     });
-    map_of(id) = new_id;
+    map_[id] = new_id;
     if (new_id == id) index_->add(h, id);
   }
 
@@ -1336,8 +1324,8 @@ class Deduper {
     std::vector<uint32_t> composites, fwds;
     for (uint32_t id = first; id < end_; ++id) {
       Kind k = kind(id);
-      if (is_composite(k) && map_of(id) == id) composites.push_back(id);
-      else if (k == Kind::Fwd && id >= start_ && map_of(id) == id) fwds.push_back(id);
+      if (is_composite(k) && map_[id] == id) composites.push_back(id);
+      else if (k == Kind::Fwd && id >= start_ && map_[id] == id) fwds.push_back(id);
     }
     UniqueNames names(composites.size());
     for (uint32_t id : composites) names.add(rec(id)[0], id);
@@ -1350,16 +1338,16 @@ class Deduper {
       }
       if (!found || *found == 0) continue;
       Kind want = info_kind_flag(t[1]) ? Kind::Union : Kind::Struct;
-      if (kind(*found) == want) map_of(id) = *found;
+      if (kind(*found) == want) map_[id] = *found;
     }
   }
 
   // ---- pass 5 ----
   uint32_t dedup_reference(uint32_t id) {
-    if (map_of(id) == IN_PROGRESS) fail(id, "a cycle of reference types");
+    if (map_[id] == IN_PROGRESS) fail(id, "a cycle of reference types");
     if (is_mapped(id)) return resolve(id);
     if (id >= end_) fail(id, "reference past the last type");
-    map_of(id) = IN_PROGRESS;
+    map_[id] = IN_PROGRESS;
     uint32_t* t = own(id);
     uint32_t new_id = id;
     uint64_t h;
@@ -1394,7 +1382,7 @@ class Deduper {
       default:
         fail(id, "unexpected kind " + std::string(kind_name(kind_of(t))));
     }
-    map_of(id) = new_id;
+    map_[id] = new_id;
     if (new_id == id) index_->add(sig_tag(h), id);
     return new_id;
   }
@@ -1421,7 +1409,7 @@ class Deduper {
       uint32_t types = 0;
       size_t words = 0;
       for (uint32_t id = lo; id < hi; ++id) {
-        if (map_of(id) != id) continue;
+        if (map_[id] != id) continue;
         ++types;
         words += 3 + static_cast<size_t>(extra_words(kind(id), vlen_of(rec(id))));
       }
@@ -1437,7 +1425,7 @@ class Deduper {
     UninitVector<uint32_t> out_offsets(first_type.back());
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
       uint32_t next = start_ + first_type[chunk_of(lo)];
-      for (uint32_t id = lo; id < hi; ++id) new_own[id - start_] = map_of(id) == id ? next++ : UNPROCESSED;
+      for (uint32_t id = lo; id < hi; ++id) new_own[id - start_] = map_[id] == id ? next++ : UNPROCESSED;
     });
     auto remap = [&](uint32_t& ref) {
       if (ref >= end_) fail(ref, "past the last type");
@@ -1449,7 +1437,7 @@ class Deduper {
       uint32_t t = first_type[chunk_of(lo)];
       size_t at = first_word[chunk_of(lo)];
       for (uint32_t id = lo; id < hi; ++id) {
-        if (map_of(id) != id) continue;
+        if (map_[id] != id) continue;
         const uint32_t* r = rec(id);
         size_t len = 3 + static_cast<size_t>(extra_words(kind_of(r), vlen_of(r)));
         out_offsets[t++] = static_cast<uint32_t>(at);
@@ -1478,14 +1466,16 @@ class Deduper {
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own
-  IdArray<IdInfo>& info_;  // every id's record (own words do not move during dedup), map and hypot
-  // The ids whose hypot is set, to clear them, and those of them
-  // merge_hypot() looks at, in order. An id is set at most once between
-  // two clears, so room for every id is room enough: no capacity check
-  // per pair.
+  IdArray<const uint32_t*>& rec_;  // the record of every id (own words do not move during dedup)
+  IdArray<Kind>& kind_;
+  IdArray<uint32_t>& map_;        // id -> canonical id (chains allowed)
+  IdArray<uint32_t>& hypot_;      // canonical-side id -> candidate-side id
+  // The ids set in hypot_, to clear them, and those of them merge_hypot()
+  // looks at, in order. An id is set at most once between two clears, so
+  // room for every id is room enough: no capacity check per pair.
   IdArray<uint32_t> hypot_list_, merge_list_;
   size_t hypot_count_ = 0, merge_count_ = 0;
-  std::vector<uint32_t> base_map_log_;  // base ids whose map changed
+  std::vector<uint32_t> base_map_log_;  // base ids whose map_ entry changed
   bool hypot_adjust_canon_ = false;
   IdArray<uint32_t> sig_;         // signature tags, by id - start_
   std::vector<PassLists> listed_;  // own ids by type pass, per chunk of kIdChunk ids
