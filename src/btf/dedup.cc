@@ -830,7 +830,8 @@ class Deduper {
       prims_pass(lo, hi);
     };
     // Takes every chunk whose turn has come through b-d, unless another
-    // thread is at it (which then sees the chunks resolved meanwhile).
+    // thread is at it (which then sees the chunks resolved meanwhile,
+    // mostly: any left wait for the end).
     auto finish_ready = [&] {
       for (;;) {
         std::unique_lock lock(finishing, std::try_to_lock);
@@ -850,8 +851,12 @@ class Deduper {
       resolved[c].store(true);
       finish_ready();
     });
-    finish_ready();  // every chunk resolved: the rest, if any
-    if (finished.load() != chunks) throw Error("internal: BTF dedup left names unfinished");
+    // Every chunk is resolved: the rest here (the others took their turns
+    // only when the mutex was free, and try_lock may fail spuriously).
+    {
+      std::lock_guard lock(finishing);
+      for (size_t c = finished.load(); c < chunks; ++c) finish(c);
+    }
     new_strings_ = std::move(strings);
   }
 
