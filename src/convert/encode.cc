@@ -92,9 +92,11 @@ struct BaseInput {
 struct NotByUnit {};
 
 // `by_unit`: relocate a module's units one by one (DwarfFile::Options::
-// relocate_by_unit); `used_by_unit` says whether the file allowed it.
+// relocate_by_unit); `used_by_unit` says whether the file allowed it, and
+// `unit_checked` whether every relocation was then found applied (what
+// follows reads the same bytes either way).
 btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats,
-                    bool by_unit, bool& used_by_unit) {
+                    bool by_unit, bool& used_by_unit, bool& unit_checked) {
   FunctionOptions fopts{.consistent_func = o.consistent_func, .decl_tag = o.decl_tag,
                         .decl_tag_kfuncs = o.decl_tag_kfuncs, .attributes = o.attributes};
   VariableOptions vopts{.percpu = o.var, .global_var = o.global_var, .encode_force = o.encode_force,
@@ -294,6 +296,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         dw->release_by_unit(units[i], units[i]);
       }
     if (!dw->by_unit_complete()) throw NotByUnit{};
+    unit_checked = true;
     stats.files_by_unit = 1;
   }
   for (const UnitResult& r : results) stats.dies += r.dies;
@@ -320,19 +323,22 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
 }
 
 // Reading a module unit by unit is only an optimisation: when its
-// relocations turn out not to allow it, or anything fails, the file is
-// encoded again with .debug_info relocated whole, the way that reports a
-// bad file's first error.
+// relocations turn out not to allow it, or anything fails before every
+// relocation was found applied, the file is encoded again with
+// .debug_info relocated whole, the way that reports a bad file's first
+// error. A failure after that (a cycle of typedefs in dedup, say) is the
+// file's own, and is reported as it is (encoding again would also find
+// a single module's base index spent by its one dedup).
 btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
   const EncodeStats before = stats;
-  bool used_by_unit = false;
+  bool used_by_unit = false, unit_checked = false;
   try {
-    return build_once(o, elf, base_input, stats, true, used_by_unit);
+    return build_once(o, elf, base_input, stats, true, used_by_unit, unit_checked);
   } catch (...) {
-    if (!used_by_unit) throw;
+    if (!used_by_unit || unit_checked) throw;
   }
   stats = before;
-  return build_once(o, elf, base_input, stats, false, used_by_unit);
+  return build_once(o, elf, base_input, stats, false, used_by_unit, unit_checked);
 }
 
 }  // namespace

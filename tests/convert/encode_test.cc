@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <ostream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "btf/btf_test_util.h"
@@ -329,6 +332,48 @@ TEST(Encode, UnsupportedTypesFailLikePahole) {
   r = test::run_btfc("encode --btf_encode_detached=/dev/null " + obj);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("Unsupported DW_TAG_atomic_type(0x47)"), std::string::npos) << r.err;
+}
+
+TEST(Encode, TypedefCycleIsReportedAsSuchOnABase) {
+  // A module whose typedef names itself (its DW_AT_type edited to point
+  // at its own DIE): dedup finds the cycle. A module is read unit by unit
+  // and, on a failure, read again whole, unless every relocation was
+  // applied already; that second run once failed for want of the base's
+  // index, which the first dedup had used up, and said so instead.
+  std::string dir = test::scratch_dir();
+  std::string base_o = test::compile_c("cycle_base", "struct other { long y; } other;\n", "gcc -g -c");
+  std::string base = dir + "/cycle_base.btf";
+  test::RunResult r = test::run_btfc("encode --btf_encode_detached=" + base + " " + base_o);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ofstream(dir + "/cycle.c") << "typedef int t;\nstruct s { t a; };\nint f(struct s *p) { return p->a; }\n";
+  ASSERT_EQ(test::run("cd " + dir + " && gcc -g -gdwarf-4 -O0 -S -dA cycle.c -o cycle.s").status, 0);
+  // The typedef's DIE offset, then the line of its DW_AT_type.
+  std::ifstream in(dir + "/cycle.s");
+  std::ostringstream edited;
+  std::string line, typedef_die;
+  bool edited_once = false;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (typedef_die.empty() && std::regex_search(line, m, std::regex(R"(\(DIE \((0x[0-9a-f]+)\) DW_TAG_typedef\))")))
+      typedef_die = m[1];
+    else if (!typedef_die.empty() && !edited_once && line.find("# DW_AT_type") != std::string::npos) {
+      line = "\t.long\t" + typedef_die + "\t# DW_AT_type";
+      edited_once = true;
+    }
+    edited << line << "\n";
+  }
+  ASSERT_TRUE(edited_once);
+  std::ofstream(dir + "/cycle_edited.s") << edited.str();
+  const std::string mod = dir + "/cycle.o";
+  ASSERT_EQ(test::run("gcc -c " + dir + "/cycle_edited.s -o " + mod).status, 0);
+  for (const std::string& with_base : {std::string(), " --btf_base=" + base}) {
+    SCOPED_TRACE(with_base);
+    r = test::run_btfc("encode -j2" + with_base + " --btf_encode_detached=" + dir + "/cycle.btf " + mod);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("btfc: " + mod + ": BTF dedup: type ["), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("]: a cycle of reference types\n"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/cycle.btf"));
+  }
 }
 
 TEST(Encode, InPlaceIntoTheElf) {
