@@ -1,5 +1,6 @@
 // The one place btfc runs work in parallel: a for-loop over independent
-// items (units, modules, hash shards) on a TBB arena of `jobs` threads.
+// items (units, modules, hash shards) on a TBB arena of `jobs` threads,
+// and run_beside (a serial chain on this thread, helpers beside it).
 //
 //   parallel_for(units.size(), [&](size_t i) { convert_unit(units[i]); });
 //
@@ -39,5 +40,13 @@ void parallel_for_ranges(size_t begin, size_t end, size_t chunk, Body&& body) {
 // lowest item not yet started. For loops whose results are consumed in
 // order while the loop runs, and whose last items should start last.
 void parallel_for_in_order(size_t n, const std::function<void(size_t)>& body);
+
+// Runs main() on the calling thread and item(0) ... item(n-1) beside it,
+// each on a thread of its own (one after the other after main() at -j1).
+// For a serial chain of work that must stay on this thread (one with a
+// large stack) overlapped with items that share its work (n = jobs() - 1:
+// as many threads as -j says). Rethrows main()'s error, else that of the
+// lowest failing item.
+void run_beside(const std::function<void()>& main, size_t n, const std::function<void(size_t)>& item);
 
 }  // namespace btfc
