@@ -16,12 +16,17 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 
 // XXH3 inline: the string pass hashes millions of short names, and a call
 // through the shared library's PLT per name cost more than the hash. The
@@ -236,6 +241,10 @@ class CandidateIndex {
     std::tie(count_, libbpf_size_, libbpf_cap_, doublings_) = saved_;
     return true;
   }
+
+  // How often libbpf's table would have doubled by now (each doubling
+  // reverses every chain).
+  uint32_t doublings() const { return doublings_; }
 
   // Starts loading the front node of the chain add(tag) would extend, if
   // the tag sits in its first slot (for after prefetch(tag)).
@@ -531,7 +540,12 @@ class Deduper {
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
         rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
-        hypot_list_(end_), merge_list_(end_) {}
+        hypot_list_(end_), merge_list_(end_), report_(options.report) {
+    const std::span<const TypeId> st = options.stages;
+    if (st.size() >= 2 && st.front() == start_ && st.back() < end_ &&
+        std::adjacent_find(st.begin(), st.end(), std::greater_equal<>()) == st.end())
+      stages_.assign(st.begin(), st.end());
+  }
   ~Deduper() {
     if (prepared_) prepared_->give_back(std::move(scratch_));
   }
@@ -551,23 +565,20 @@ class Deduper {
     // 2. INT, FLOAT, FWD, ENUM, ENUM64: exact matches; enum forwards meet
     //    their full enums. Pass 2 follows pass 1 chunk by chunk, as the
     //    names of a chunk become final (see dedup_strings).
+    // 3. STRUCT/UNION: type-graph equivalence, resolving FWDs on the way.
+    //    Passes 2 and 3 follow pass 1 stage by stage when the table comes
+    //    in stages (see run_staged).
     const StringTable& old = btf_.strings();
     if (!btf_.base() && btf_.shared_strings().empty() && old.unique() &&
-        timed("dedup.strings", [&] { return dedup_unique_strings(); }))
+        timed("dedup.strings", [&] { return dedup_unique_strings(); })) {
       timed("dedup.prims", [&] { prims_pass(start_, end_); });
-    else
+      timed("dedup.structs", [&] { structs_pass(start_, end_); });
+    } else if (!stages_.empty()) {
+      timed("dedup.strings+prims+structs", [&] { run_staged(); });
+    } else {
       timed("dedup.strings+prims", [&] { dedup_strings(); });
-    // 3. STRUCT/UNION: type-graph equivalence, resolving FWDs on the way.
-    //    Most structs are mapped by an earlier comparison before their
-    //    turn comes (amdgpu.ko: 426k of 471k), so a struct's signature is
-    //    computed when it is looked up, not beforehand for all.
-    timed("dedup.structs", [&] {
-      RecordStream ahead(btf_);
-      for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) {
-        ahead.prefetch_until(id + kStructAhead);
-        dedup_struct(id);
-      }, /*signed_ahead=*/false);
-    });
+      timed("dedup.structs", [&] { structs_pass(start_, end_); });
+    }
     // 4. FWDs left over go to the only STRUCT/UNION with their name.
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
     // 5. Reference types, depth first, now that their targets are final.
@@ -581,6 +592,152 @@ class Deduper {
   }
 
  private:
+  // Pass 3 on the own ids [lo, hi). Most structs are mapped by an earlier
+  // comparison before their turn comes (amdgpu.ko: 426k of 471k), so a
+  // struct's signature is computed when it is looked up, not beforehand
+  // for all.
+  void structs_pass(uint32_t lo, uint32_t hi) {
+    RecordStream ahead(btf_, lo);
+    for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) {
+      ahead.prefetch_until(id + kStructAhead);
+      dedup_struct(id);
+    }, /*signed_ahead=*/false, lo, hi);
+  }
+
+  // Passes 1-3 for a table in stages (DedupOptions::stages), a stage's
+  // struct pass as soon as the primitive pass has seen every id it may
+  // depend on, while the other threads name the chunks ahead. libbpf's
+  // order is every primitive, then every struct; here a stage's structs
+  // come before later stages' primitives, which gives the same result as
+  // long as no primitive touches what an earlier stage's structs met and
+  // the candidate index does not double in between:
+  //  - a stage's types refer only to the base and to the stage, so its
+  //    comparisons meet nothing of a later stage. A primitive changes the
+  //    map of no other type but an enum forward that its full enum
+  //    resolves: a stage waits for the primitives of any later stage
+  //    holding an enum named like a forward of the base or of an earlier
+  //    stage (amdgpu.ko has one), and conflict_ tells if one got through;
+  //  - primitives never match structs, nor structs primitives, so the
+  //    other order of their additions to the index changes no lookup
+  //    unless a doubling reverses the chains in between (a module on
+  //    vmlinux starts with the base's 101k types in a table that doubles
+  //    at 196k).
+  // Otherwise passes 2 and 3 run again on the whole table, as libbpf
+  // orders them (pass 1's result stands). The struct passes stay on this
+  // thread, whose stack is sized for their recursion.
+  void run_staged() {
+    const size_t n = stages_.size();
+    auto stage_end = [&](size_t k) { return k + 1 < n ? stages_[k + 1] : end_; };
+    // Before pass 1 changes the names: which stages wait for which.
+    std::vector<uint32_t> need(n);
+    for (size_t k = 0; k < n; ++k) need[k] = stage_end(k);
+    hold_for_enum_forwards(need);
+    const uint32_t doublings = index_->doublings();
+    NameChunks names(*this);
+    std::atomic<bool> failed{false};
+    size_t primed = 0;  // chunks through pass 2
+    size_t structs_done = 0;  // stages through pass 3
+    auto primed_end = [&] { return std::min<uint64_t>(end_, start_ + uint64_t{kNameChunk} * primed); };
+    run_beside([&] {
+      while (structs_done < n && !failed.load()) {
+        if (primed < names.finished.load()) {
+          // A canonical enum forward resolved below this is one a
+          // finished stage may have met.
+          conflict_below_ = structs_done ? stages_[structs_done] : 0;
+          const uint32_t lo = start_ + static_cast<uint32_t>(primed) * kNameChunk;
+          prims_pass(lo, std::min(end_, lo + kNameChunk));
+          ++primed;
+        } else if (primed_end() >= need[structs_done]) {
+          limit_ = stage_end(structs_done);
+          structs_pass(stages_[structs_done], stage_end(structs_done));
+          ++structs_done;
+        } else if (!names.resolve_next(false)) {
+          // Every chunk is taken: wait for the others to name theirs.
+          names.finish_ready(false);  // any they left
+          names.wait_past(primed, failed);
+        }
+      }
+    }, jobs() > 1 ? jobs() - 1 : 0, [&](size_t) {
+      try {
+        while (names.resolve_next(false)) {
+        }
+      } catch (...) {
+        failed.store(true);
+        names.progress.notify_all();
+        throw;
+      }
+    });
+    conflict_below_ = 0;
+    limit_ = end_;
+    new_strings_ = std::move(names.strings);
+    if (!conflict_ && index_->doublings() == doublings) return;
+    if (report_) report_->redone = true;
+    restart_type_passes();
+    prims_pass(start_, end_);
+    structs_pass(start_, end_);
+  }
+
+  // For run_staged: a stage whose structs may meet an enum forward (of
+  // the base, or of its own or an earlier stage) waits for the primitive
+  // pass of every later stage that holds an enum of the same name.
+  void hold_for_enum_forwards(std::vector<uint32_t>& need) {
+    auto is_forward = [](const uint32_t* r) {
+      Kind k = kind_of(r);
+      return (k == Kind::Enum || k == Kind::Enum64) && vlen_of(r) == 0;
+    };
+    std::unordered_map<std::string_view, uint32_t> forwards;  // name -> the first stage that may meet it
+    for (uint32_t id = 1; id < start_; ++id)
+      if (is_forward(rec(id))) forwards.emplace(btf_.str(rec(id)[0]), 0);
+    const size_t n = stages_.size();
+    auto stage_of = [&](uint32_t id) {
+      return static_cast<size_t>(std::upper_bound(stages_.begin(), stages_.end(), id) - stages_.begin() - 1);
+    };
+    std::vector<uint32_t> full;  // own enums with values
+    for (const PassLists& chunk : listed_)
+      for (uint32_t id : chunk[kPrims]) {
+        const uint32_t* r = rec(id);
+        Kind k = kind_of(r);
+        if (k != Kind::Enum && k != Kind::Enum64) continue;
+        if (vlen_of(r) == 0) forwards.emplace(btf_.str(r[0]), static_cast<uint32_t>(stage_of(id)));
+        else full.push_back(id);
+      }
+    if (forwards.empty()) return;
+    for (uint32_t id : full) {
+      auto it = forwards.find(btf_.str(rec(id)[0]));
+      if (it == forwards.end()) continue;
+      const size_t s = stage_of(id);
+      const uint32_t until = s + 1 < n ? stages_[s + 1] : end_;
+      for (size_t k = it->second; k < s; ++k) need[k] = std::max(need[k], until);
+    }
+  }
+
+  // Puts the maps, the comparisons' state and the candidate index back as
+  // they were before pass 2 (the table's strings stay final).
+  void restart_type_passes() {
+    clear_hypot();
+    for (uint32_t id : base_map_log_) map_[id] = id;
+    base_map_log_.clear();
+    for_id_chunks([&](uint32_t lo, uint32_t hi) {
+      for (uint32_t id = lo; id < hi; ++id) {
+        Kind k = kind_[id];
+        map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;
+      }
+    });
+    conflict_ = false;
+    if (!prepared_) {
+      index_ = &own_index_.emplace(1024);
+      index_base(start_, [&](uint32_t id) { return rec(id); }, *index_);
+      return;
+    }
+    if (!index_->rollback()) {
+      // The slot table grew: the base's index again, as the base sized it.
+      scratch_->index.emplace(start_);
+      index_base(start_, [&](uint32_t id) { return rec(id); }, *scratch_->index);
+    }
+    index_ = &*scratch_->index;
+    index_->begin_journal();
+  }
+
   // Calls fn(id) for every own id of the pass's kinds, in id order, from
   // the lists index_records() made (a serial pass then never looks at the
   // other ids: amdgpu.ko's prims are 150k of 1.8M). Their records lie
@@ -626,8 +783,9 @@ class Deduper {
   static constexpr uint32_t kStructAhead = 2048;
   class RecordStream {
    public:
-    explicit RecordStream(const Btf& btf)
-        : words_(btf.words()), offsets_(btf.offsets()), start_(btf.start_id()), next_(btf.start_id()) {}
+    // From own id `from` on.
+    RecordStream(const Btf& btf, uint32_t from)
+        : words_(btf.words()), offsets_(btf.offsets()), start_(btf.start_id()), next_(from) {}
     // Prefetches the words of the own ids in [next, until). (A table's
     // records lie in id order: every way of building one appends them.)
     void prefetch_until(uint32_t until) {
@@ -678,7 +836,10 @@ class Deduper {
     uint32_t r = resolve(id);
     return kind(r) == Kind::Fwd ? id : r;
   }
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_past_end(uint32_t id) const { fail(id, "past the last type"); }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_past_limit(uint32_t id) const {
+    if (id >= end_) fail(id, "past the last type");
+    fail(id, "internal: a type of a later stage met in a struct comparison");
+  }
   [[noreturn]] void fail(uint32_t id, const std::string& what) const {
     throw Error("BTF dedup: type [" + std::to_string(id) + "]: " + what);
   }
@@ -803,61 +964,91 @@ class Deduper {
   // Ids per chunk of a: each chunk looks its distinct names up in the
   // base once, so bigger than kIdChunk.
   static constexpr uint32_t kNameChunk = uint32_t{1} << 17;
-  void dedup_strings() {
-    const uint32_t start_off = btf_.start_str_off();
-    const Btf* base = btf_.base();
-    if (start_off >= NEW_NAME) fail(start_, "the base's strings are too big to be deduplicated");
-    const size_t chunks = (end_ - start_ + kNameChunk - 1) / kNameChunk;
-    std::vector<std::vector<NewName>> fresh(chunks);
-    std::unique_ptr<std::atomic<bool>[]> resolved(new std::atomic<bool>[chunks]);
-    for (size_t c = 0; c < chunks; ++c) resolved[c] = false;
-    StringTable strings(base == nullptr);
-    // Chunks [0, finished) are through b-d; the mutex is held by the
-    // thread taking the next ones through.
-    std::mutex finishing;
-    std::atomic<size_t> finished{0};
-    auto finish = [&](size_t c) {
-      const uint32_t lo = start_ + static_cast<uint32_t>(c) * kNameChunk;
-      const uint32_t hi = std::min(end_, lo + kNameChunk);
-      std::vector<uint32_t> final_off(fresh[c].size());
-      for (size_t k = 0; k < fresh[c].size(); ++k) final_off[k] = start_off + strings.add(fresh[c][k].s, fresh[c][k].h);
-      std::vector<NewName>().swap(fresh[c]);
-      if (!final_off.empty())
-        for (uint32_t id = lo; id < hi; ++id)
-          visit_str_off_words(own(id), [&](uint32_t& off) {
-            if (off >= NEW_NAME) off = final_off[off - NEW_NAME];
-          });
-      prims_pass(lo, hi);
-    };
-    // Takes every chunk whose turn has come through b-d, unless another
-    // thread is at it (which then sees the chunks resolved meanwhile,
-    // mostly: any left wait for the end).
-    auto finish_ready = [&] {
+  // Pass 1's chunks: a resolves them in order, any thread taking the next;
+  // b-c (and d if asked) are done under the mutex by whichever thread
+  // completes the prefix of chunks resolved.
+  struct NameChunks {
+    explicit NameChunks(Deduper& d)
+        : d(d), chunks((d.end_ - d.start_ + kNameChunk - 1) / kNameChunk), fresh(chunks),
+          resolved(new std::atomic<bool>[chunks]), strings(d.btf_.base() == nullptr) {
+      if (d.btf_.start_str_off() >= NEW_NAME) d.fail(d.start_, "the base's strings are too big to be deduplicated");
+      for (size_t c = 0; c < chunks; ++c) resolved[c] = false;
+    }
+    uint32_t lo(size_t c) const { return d.start_ + static_cast<uint32_t>(c) * kNameChunk; }
+    uint32_t hi(size_t c) const { return std::min(d.end_, lo(c) + kNameChunk); }
+    // a for chunk c, then b-d for what it completes.
+    void resolve(size_t c, bool with_prims) {
+      d.resolve_names(lo(c), hi(c), fresh[c]);
+      resolved[c].store(true);
+      finish_ready(with_prims);
+    }
+    // The same for the next chunk nobody took; false when none is left.
+    bool resolve_next(bool with_prims) {
+      size_t c = next.fetch_add(1);
+      if (c >= chunks) return false;
+      resolve(c, with_prims);
+      return true;
+    }
+    // b-d for every chunk whose turn has come, unless another thread is at
+    // it (which then sees the chunks resolved meanwhile, mostly: finish_all
+    // takes any left).
+    void finish_ready(bool with_prims) {
       for (;;) {
         std::unique_lock lock(finishing, std::try_to_lock);
         if (!lock) return;
         size_t c = finished.load();
         for (; c < chunks && resolved[c].load(); ++c) {
-          finish(c);
+          finish(c, with_prims);
           finished.store(c + 1);
         }
         lock.unlock();
+        progress.notify_all();
         if (c == chunks || !resolved[c].load()) return;
       }
-    };
-    parallel_for_in_order(chunks, [&](size_t c) {
-      const uint32_t lo = start_ + static_cast<uint32_t>(c) * kNameChunk;
-      resolve_names(lo, std::min(end_, lo + kNameChunk), fresh[c]);
-      resolved[c].store(true);
-      finish_ready();
-    });
-    // Every chunk is resolved: the rest here (the others took their turns
-    // only when the mutex was free, and try_lock may fail spuriously).
-    {
-      std::lock_guard lock(finishing);
-      for (size_t c = finished.load(); c < chunks; ++c) finish(c);
     }
-    new_strings_ = std::move(strings);
+    // Until more than `done` chunks are through b-d, or `failed` is set
+    // (a wake-up lost to the race of a notify with the wait costs 1 ms).
+    void wait_past(size_t done, const std::atomic<bool>& failed) {
+      std::unique_lock lock(progress_mutex);
+      progress.wait_for(lock, std::chrono::milliseconds(1), [&] { return finished.load() > done || failed.load(); });
+    }
+    // Once every chunk is resolved: b-d for the rest.
+    void finish_all(bool with_prims) {
+      std::lock_guard lock(finishing);
+      for (size_t c = finished.load(); c < chunks; ++c) {
+        finish(c, with_prims);
+        finished.store(c + 1);
+      }
+    }
+    void finish(size_t c, bool with_prims) {
+      const uint32_t start_off = d.btf_.start_str_off();
+      std::vector<uint32_t> final_off(fresh[c].size());
+      for (size_t k = 0; k < fresh[c].size(); ++k) final_off[k] = start_off + strings.add(fresh[c][k].s, fresh[c][k].h);
+      std::vector<NewName>().swap(fresh[c]);
+      if (!final_off.empty())
+        for (uint32_t id = lo(c); id < hi(c); ++id)
+          visit_str_off_words(d.own(id), [&](uint32_t& off) {
+            if (off >= NEW_NAME) off = final_off[off - NEW_NAME];
+          });
+      if (with_prims) d.prims_pass(lo(c), hi(c));
+    }
+
+    Deduper& d;
+    const size_t chunks;
+    std::vector<std::vector<NewName>> fresh;  // per chunk: the names a found new
+    std::unique_ptr<std::atomic<bool>[]> resolved;
+    std::atomic<size_t> next{0};      // the next chunk for a
+    std::mutex finishing;             // held by the thread doing b-d
+    std::atomic<size_t> finished{0};  // chunks [0, finished) are through b-d
+    std::mutex progress_mutex;        // for waiting on `finished`
+    std::condition_variable progress;
+    StringTable strings;              // the new table
+  };
+  void dedup_strings() {
+    NameChunks names(*this);
+    parallel_for_in_order(names.chunks, [&](size_t c) { names.resolve(c, true); });
+    names.finish_all(true);  // any the loop left
+    new_strings_ = std::move(names.strings);
   }
 
   // Pass 2 on the own ids [lo, hi), whose names are final. (Signatures of
@@ -1091,6 +1282,7 @@ class Deduper {
           Kind ck = kind_of(cand);
           if ((ck == Kind::Enum || ck == Kind::Enum64) && (t_fwd || vlen_of(cand) == 0)) {
             if (t_fwd) return new_id = c, true;  // a forward meets its enum
+            if (c < conflict_below_) conflict_ = true;
             set_map(c, id);  // a canonical forward now resolves to this enum
           }
           return false;
@@ -1128,7 +1320,7 @@ class Deduper {
   // What is_equiv() knows before expanding a pair: 1 or 0, or -1 when the
   // pair is new, with canon_id then resolved through its FWD.
   [[gnu::always_inline]] int decided(uint32_t cand_id, uint32_t& canon_id) {
-    if (cand_id >= end_ || canon_id >= end_) fail_past_end(std::max(cand_id, canon_id));
+    if (cand_id >= limit_ || canon_id >= limit_) [[unlikely]] fail_past_limit(std::max(cand_id, canon_id));
     // A pair met before in this comparison (amdgpu.ko: 4.0M of 8.8M) is
     // equal whatever the two resolve to: known from the canonical side's
     // hypot alone, without resolving either (as below, where a FWD's
@@ -1488,6 +1680,12 @@ class Deduper {
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
   StringTable new_strings_;
   bool strings_kept_ = false;  // the table's own strings are the new ones
+  // Staged passes (run_staged).
+  DedupReport* report_;
+  std::vector<uint32_t> stages_;  // first ids of the stages; empty: not staged
+  uint32_t limit_ = end_;         // struct comparisons meet no id from here on
+  uint32_t conflict_below_ = 0;   // an enum forward below this resolved by pass 2: conflict_
+  bool conflict_ = false;
 };
 
 }  // namespace

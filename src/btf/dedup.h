@@ -60,6 +60,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "btf/btf.h"
@@ -97,6 +98,11 @@ class DedupBase {
   std::unique_ptr<Impl> impl_;
 };
 
+// What a dedup did, for --stats and tests.
+struct DedupReport {
+  bool redone = false;  // a staged dedup ran passes 2-3 again whole (DedupOptions::stages)
+};
+
 struct DedupOptions {
   DedupCompat compat = DedupCompat::Libbpf_1_1;
   // Used when it was built for the table's base (else ignored).
@@ -105,6 +111,17 @@ struct DedupOptions {
   // the base's candidate index rather than a copy, and the DedupBase is
   // not to be used again (a dedup that tries throws).
   bool last_use = false;
+  // The first ids of consecutive stages of the table's own types (the
+  // first is start_id()), each of whose types refers only to the base and
+  // to its own stage's: an encoder's groups of units, merged one after
+  // the other. A table whose strings go by text (split BTF) then has a
+  // stage's struct pass run as soon as the primitive pass has seen its
+  // ids, while other threads are still naming the stages after it. The
+  // result is the same: where a stage may have seen other state than
+  // libbpf's order gives it, passes 2-3 run again whole. Fewer than two
+  // stages: ignored.
+  std::span<const TypeId> stages = {};
+  DedupReport* report = nullptr;
 };
 
 // Deduplicates `btf` in place (types and strings). For split BTF only its

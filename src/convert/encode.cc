@@ -201,6 +201,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     stats.units_skipped += r.skipped;
   }
   btf::Btf out = base ? btf::Btf(base) : btf::Btf();
+  std::vector<btf::TypeId> stages;  // see btf::DedupOptions::stages
   if (base || groups.size() == 1) {
     // One dedup over all units (a small file, or split BTF:
     // deduplicating groups first can map a type to the base that a single
@@ -232,8 +233,12 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         out.reserve_records(static_cast<size_t>(types * scale), static_cast<size_t>(words * scale));
       }
       if (g + 1 == groups.size()) reserve_for(out, types, words);
+      // Each group's types refer only to the base and to themselves (a
+      // unit's table is its own): dedup takes the groups as its stages.
+      if (groups.size() > 1 && (stages.empty() || stages.back() != out.end_id())) stages.push_back(out.end_id());
       merge(out, groups[g]);
     }
+    while (!stages.empty() && stages.back() >= out.end_id()) stages.pop_back();  // empty groups at the end
   } else if (groups.size() > 1) {
     // Many groups (vmlinux): each group is converted, merged and
     // deduplicated on its own, groups in parallel, so the type tables of
@@ -316,7 +321,11 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
   {
     PhaseTimer t("dedup");
     // A base read for this file alone is not needed after this dedup.
-    if (out.type_count()) btf::dedup(out, {.prepared_base = prepared, .last_use = base_input.index.has_value()});
+    btf::DedupReport report;
+    if (out.type_count())
+      btf::dedup(out, {.prepared_base = prepared, .last_use = base_input.index.has_value(), .stages = stages,
+                       .report = &report});
+    stats.files_redone = report.redone;
   }
   stats.types_after_dedup = out.type_count();
   return out;
@@ -400,6 +409,7 @@ void add(EncodeStats& sum, const EncodeStats& s) {
   sum.files += s.files;
   sum.files_written += s.files_written;
   sum.files_by_unit += s.files_by_unit;
+  sum.files_redone += s.files_redone;
   sum.written |= s.written;
 }
 

@@ -59,6 +59,7 @@ struct EncodeStats {
   bool written = false;             // false when there was nothing to encode
   size_t files = 0, files_written = 0;  // batch mode (single file: 1 and 0/1)
   size_t files_by_unit = 0;         // files whose units were relocated one by one
+  size_t files_redone = 0;          // files whose staged dedup ran its type passes again (btf::DedupReport)
 };
 
 // The files a batch encodes: FILE arguments as given, directories searched

@@ -651,22 +651,82 @@ TEST(Dedup, BigRandomTablesMatchLibbpf) {
 // A split table of several chunks of the string pass (2^17 ids each),
 // whose primitive pass follows it chunk by chunk on whichever thread
 // completes the prefix of chunks named: libbpf's bytes, on one thread and
-// on two.
+// on two; and the same in 14 stages (the encoder's groups of units, here
+// with enum forwards met across stages, and a small base whose index
+// doubles on the way: the staged passes run again whole).
 TEST(Dedup, SplitTableOfManyNameChunksMatchesLibbpf) {
   std::mt19937 rng(271828);
   std::vector<StructDef> pool = random_pool(rng, 12);
   Btf base = random_base(rng, pool);
   Btf split(&base);
-  write_random_units(split, rng, pool, 14000);
+  std::vector<TypeId> stages;
+  for (int k = 0; k < 14; ++k) {
+    stages.push_back(split.end_id());
+    write_random_units(split, rng, pool, 1000);
+  }
   ASSERT_GT(split.type_count(), 3u << 17);
   testing::LibbpfBtf lbase = testing::to_libbpf(base);
   const std::vector<uint8_t> theirs = write_raw(libbpf_dedup(split, &base, lbase.get()));
-  for (unsigned jobs : {1u, 2u}) {
-    SCOPED_TRACE("-j" + std::to_string(jobs));
-    set_jobs(jobs);
-    Btf ours = read_raw(write_raw(split), &base);
-    dedup(ours, kLibbpf11);
-    EXPECT_TRUE(write_raw(ours) == theirs);
+  for (unsigned jobs : {1u, 2u})
+    for (bool staged : {false, true}) {
+      SCOPED_TRACE("-j" + std::to_string(jobs) + (staged ? " staged" : ""));
+      set_jobs(jobs);
+      Btf ours = read_raw(write_raw(split), &base);
+      DedupReport report;
+      DedupOptions options = kLibbpf11;
+      if (staged) options.stages = stages;
+      options.report = &report;
+      dedup(ours, options);
+      EXPECT_TRUE(write_raw(ours) == theirs);
+      EXPECT_EQ(report.redone, staged);
+    }
+  set_jobs(0);
+}
+
+// Stages whose struct passes stand: a base big enough that the index
+// does not double while the new types come in (libbpf's table of 4096
+// slots holds up to 3071), whose `enum e;` is only declared. When every
+// stage defines it, each stage's structs are compared before the next
+// stages' primitives are deduplicated; when the first five stages only
+// declare it too, they wait for the primitives of the sixth (in the string
+// pass's second chunk), whose first `enum e` resolves the base's forward.
+// Either way the bytes are libbpf's.
+TEST(Dedup, StagedSplitTableMatchesLibbpf) {
+  std::mt19937 rng(314159);
+  std::vector<StructDef> base_pool = random_pool(rng, 400);
+  Btf raw, base;
+  UnitWriter base_writer(raw, base_pool, rng);
+  for (int u = 0; u < 400 && base.type_count() < 1600; u += 4) {
+    for (int k = 0; k < 4; ++k) base_writer.write_unit(random_subset(rng, base_pool), rng() % 5 == 0, true);
+    base = libbpf_dedup(raw);
+  }
+  ASSERT_GE(base.type_count(), 1600u);
+  ASSERT_LE(base.type_count(), 2400u);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  std::vector<StructDef> pool = random_pool(rng, 12);
+  for (bool forwards : {false, true}) {
+    Btf split(&base);
+    std::vector<TypeId> stages;
+    UnitWriter writer(split, pool, rng);
+    for (int k = 0; k < 7; ++k) {
+      stages.push_back(split.end_id());
+      for (int u = 0; u < 1000; ++u) writer.write_unit(random_subset(rng, pool), rng() % 5 == 0, forwards && k < 5);
+    }
+    // The string pass's first chunk (2^17 ids) ends before the sixth stage.
+    ASSERT_GT(stages[5] - split.start_id(), 1u << 17);
+    const std::vector<uint8_t> theirs = write_raw(libbpf_dedup(split, &base, lbase.get()));
+    for (unsigned jobs : {1u, 2u}) {
+      SCOPED_TRACE("-j" + std::to_string(jobs) + (forwards ? ", enum forwards" : ""));
+      set_jobs(jobs);
+      Btf ours = read_raw(write_raw(split), &base);
+      DedupReport report;
+      DedupOptions options = kLibbpf11;
+      options.stages = stages;
+      options.report = &report;
+      dedup(ours, options);
+      EXPECT_TRUE(write_raw(ours) == theirs);
+      EXPECT_FALSE(report.redone);
+    }
   }
   set_jobs(0);
 }
