@@ -27,6 +27,7 @@
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 // XXH3 inline: the string pass hashes millions of short names, and a call
 // through the shared library's PLT per name cost more than the hash. The
@@ -614,9 +615,9 @@ class Deduper {
   //  - a stage's types refer only to the base and to the stage, so its
   //    comparisons meet nothing of a later stage. A primitive changes the
   //    map of no other type but an enum forward that its full enum
-  //    resolves: a stage waits for the primitives of any later stage
-  //    holding an enum named like a forward of the base or of an earlier
-  //    stage (amdgpu.ko has one), and conflict_ tells if one got through;
+  //    resolves: a stage that may meet such a forward waits for the
+  //    primitives that decide what it resolves to (see
+  //    hold_for_enum_forwards), and conflict_ tells if one got through;
   //  - primitives never match structs, nor structs primitives, so the
   //    other order of their additions to the index changes no lookup
   //    unless a doubling reverses the chains in between (a module on
@@ -646,6 +647,8 @@ class Deduper {
           conflict_below_ = structs_done ? stages_[structs_done] : 0;
           const uint32_t lo = start_ + static_cast<uint32_t>(primed) * kNameChunk;
           prims_pass(lo, std::min(end_, lo + kNameChunk));
+          for (auto [fwd, was] : touched_) conflict_ |= resolve(fwd) != was;
+          touched_.clear();
           ++primed;
         } else if (primed_end() >= need[structs_done]) {
           limit_ = stage_end(structs_done);
@@ -679,7 +682,10 @@ class Deduper {
 
   // For run_staged: a stage whose structs may meet an enum forward (of
   // the base, or of its own or an earlier stage) waits for the primitive
-  // pass of every later stage that holds an enum of the same name.
+  // pass of the stage holding the first full enum of the same name, which
+  // resolves the forward, or of the last one if they are not all alike:
+  // each full enum unlike the one before resolves the forward again.
+  // (conflict_ tells if that was not all.)
   void hold_for_enum_forwards(std::vector<uint32_t>& need) {
     auto is_forward = [](const uint32_t* r) {
       Kind k = kind_of(r);
@@ -688,7 +694,6 @@ class Deduper {
     std::unordered_map<std::string_view, uint32_t> forwards;  // name -> the first stage that may meet it
     for (uint32_t id = 1; id < start_; ++id)
       if (is_forward(rec(id))) forwards.emplace(btf_.str(rec(id)[0]), 0);
-    const size_t n = stages_.size();
     auto stage_of = [&](uint32_t id) {
       return static_cast<size_t>(std::upper_bound(stages_.begin(), stages_.end(), id) - stages_.begin() - 1);
     };
@@ -702,12 +707,31 @@ class Deduper {
         else full.push_back(id);
       }
     if (forwards.empty()) return;
+    // Names still go by the offsets of before pass 1: compared as text.
+    auto alike = [&](const uint32_t* a, const uint32_t* b) {
+      if (a[1] != b[1] || a[2] != b[2]) return false;
+      const size_t step = kind_of(a) == Kind::Enum64 ? 3 : 2;
+      for (size_t w = 3, end = 3 + step * vlen_of(a); w < end; w += step)
+        if (btf_.str(a[w]) != btf_.str(b[w]) || std::memcmp(a + w + 1, b + w + 1, 4 * (step - 1)) != 0) return false;
+      return true;
+    };
+    struct Fulls {
+      uint32_t first, last;
+      bool all_alike = true;
+    };
+    std::unordered_map<std::string_view, Fulls> by_name;
     for (uint32_t id : full) {
-      auto it = forwards.find(btf_.str(rec(id)[0]));
-      if (it == forwards.end()) continue;
-      const size_t s = stage_of(id);
-      const uint32_t until = s + 1 < n ? stages_[s + 1] : end_;
-      for (size_t k = it->second; k < s; ++k) need[k] = std::max(need[k], until);
+      std::string_view name = btf_.str(rec(id)[0]);
+      if (!forwards.contains(name)) continue;
+      auto [it, added] = by_name.try_emplace(name, Fulls{id, id});
+      if (added) continue;
+      it->second.all_alike = it->second.all_alike && alike(rec(it->second.first), rec(id));
+      it->second.last = id;
+    }
+    for (const auto& [name, f] : by_name) {
+      const size_t s = stage_of(f.all_alike ? f.first : f.last);
+      const uint32_t until = s + 1 < stages_.size() ? stages_[s + 1] : end_;
+      for (size_t k = forwards[name]; k < s; ++k) need[k] = std::max(need[k], until);
     }
   }
 
@@ -1282,7 +1306,7 @@ class Deduper {
           Kind ck = kind_of(cand);
           if ((ck == Kind::Enum || ck == Kind::Enum64) && (t_fwd || vlen_of(cand) == 0)) {
             if (t_fwd) return new_id = c, true;  // a forward meets its enum
-            if (c < conflict_below_) conflict_ = true;
+            if (c < conflict_below_) touched_.push_back({c, resolve(c)});
             set_map(c, id);  // a canonical forward now resolves to this enum
           }
           return false;
@@ -1684,7 +1708,10 @@ class Deduper {
   DedupReport* report_;
   std::vector<uint32_t> stages_;  // first ids of the stages; empty: not staged
   uint32_t limit_ = end_;         // struct comparisons meet no id from here on
-  uint32_t conflict_below_ = 0;   // an enum forward below this resolved by pass 2: conflict_
+  // An enum forward below this that pass 2 resolves again: in touched_
+  // with what it resolved to before, conflict_ if that changed.
+  uint32_t conflict_below_ = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> touched_;
   bool conflict_ = false;
 };
 

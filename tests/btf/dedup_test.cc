@@ -394,6 +394,8 @@ struct StructDef {
 class UnitWriter {
  public:
   UnitWriter(Btf& b, const std::vector<StructDef>& pool, std::mt19937& rng) : b_(b), pool_(pool), rng_(rng) {}
+  // The value of E1 in the `enum e` units define from now on (1 unless set).
+  void set_enum_e1(uint32_t value) { enum_e1_ = value; }
 
   void write_unit(std::vector<bool> defined, bool use_variant, bool enum_fwd) {
     first_ = b_.end_id();
@@ -502,7 +504,7 @@ class UnitWriter {
         return memo("enum", [&] {
           if (enum_fwd_) return std::vector<uint32_t>{b_.add_string("e"), make_info(Kind::Enum, false, 0), 4};
           return std::vector<uint32_t>{b_.add_string("e"), make_info(Kind::Enum, false, 2), 4,
-                                       b_.add_string("E0"), 0, b_.add_string("E1"), 1};
+                                       b_.add_string("E0"), 0, b_.add_string("E1"), enum_e1_};
         });
       case Shape::TypedefStruct: {
         uint32_t target = type_of({Shape::PtrStruct, s.arg});
@@ -528,6 +530,7 @@ class UnitWriter {
   std::map<std::string, uint32_t> memo_;
   std::vector<bool> defined_;
   bool use_variant_ = false, enum_fwd_ = false;
+  uint32_t enum_e1_ = 1;
 };
 
 std::vector<StructDef> random_pool(std::mt19937& rng, int n) {
@@ -689,7 +692,9 @@ TEST(Dedup, SplitTableOfManyNameChunksMatchesLibbpf) {
 // stage defines it, each stage's structs are compared before the next
 // stages' primitives are deduplicated; when the first five stages only
 // declare it too, they wait for the primitives of the sixth (in the string
-// pass's second chunk), whose first `enum e` resolves the base's forward.
+// pass's second chunk), whose first `enum e` resolves the base's forward;
+// when the eighth (in the third chunk) defines `enum e` otherwise, which
+// resolves the forward again, the first seven wait for the eighth's.
 // Either way the bytes are libbpf's.
 TEST(Dedup, StagedSplitTableMatchesLibbpf) {
   std::mt19937 rng(314159);
@@ -704,19 +709,24 @@ TEST(Dedup, StagedSplitTableMatchesLibbpf) {
   ASSERT_LE(base.type_count(), 2400u);
   testing::LibbpfBtf lbase = testing::to_libbpf(base);
   std::vector<StructDef> pool = random_pool(rng, 12);
-  for (bool forwards : {false, true}) {
+  enum Enums { Defined, Declared, DeclaredThenTwoKinds };
+  for (Enums enums : {Defined, Declared, DeclaredThenTwoKinds}) {
     Btf split(&base);
     std::vector<TypeId> stages;
     UnitWriter writer(split, pool, rng);
-    for (int k = 0; k < 7; ++k) {
+    for (int k = 0; k < 8; ++k) {
       stages.push_back(split.end_id());
-      for (int u = 0; u < 1000; ++u) writer.write_unit(random_subset(rng, pool), rng() % 5 == 0, forwards && k < 5);
+      if (k == 7 && enums == DeclaredThenTwoKinds) writer.set_enum_e1(2);
+      for (int u = 0; u < (k == 6 ? 5000 : 1000); ++u)
+        writer.write_unit(random_subset(rng, pool), rng() % 5 == 0, enums != Defined && k < 5);
     }
-    // The string pass's first chunk (2^17 ids) ends before the sixth stage.
+    // The string pass's first chunk (2^17 ids) ends before the sixth
+    // stage, its second before the eighth.
     ASSERT_GT(stages[5] - split.start_id(), 1u << 17);
+    ASSERT_GT(stages[7] - split.start_id(), 2u << 17);
     const std::vector<uint8_t> theirs = write_raw(libbpf_dedup(split, &base, lbase.get()));
     for (unsigned jobs : {1u, 2u}) {
-      SCOPED_TRACE("-j" + std::to_string(jobs) + (forwards ? ", enum forwards" : ""));
+      SCOPED_TRACE("-j" + std::to_string(jobs) + ", enums " + std::to_string(enums));
       set_jobs(jobs);
       Btf ours = read_raw(write_raw(split), &base);
       DedupReport report;
