@@ -19,9 +19,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <tuple>

@@ -18,13 +18,8 @@
 
 namespace btfc::btf::testing {
 
-// ../shared/reference/pahole-1.31 of the checkout; a helper's worktree
-// (/work/wt/NAME) has no ../shared next to it, so fall back to /work/shared.
-inline std::string reference_dir() {
-  std::string d = test::shared_dir() + "/reference/pahole-1.31";
-  if (std::filesystem::exists(d)) return d;
-  return "/work/shared/reference/pahole-1.31";
-}
+// ../shared/reference/pahole-1.31 of the checkout (see test::shared_dir).
+inline std::string reference_dir() { return test::shared_dir() + "/reference/pahole-1.31"; }
 
 inline std::vector<uint8_t> read_bytes(const std::string& path) {
   std::string s = test::read_file(path);

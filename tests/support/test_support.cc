@@ -67,7 +67,12 @@ const std::vector<std::string>& corpus_modules() {
   return mods;
 }
 
-std::string shared_dir() { return BTFC_SHARED_DIR; }
+// A clone elsewhere than beside shared/ (a helper's worktree, /tmp/x)
+// falls back to the workplace's.
+std::string shared_dir() {
+  if (std::filesystem::exists(BTFC_SHARED_DIR)) return BTFC_SHARED_DIR;
+  return "/work/shared";
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
