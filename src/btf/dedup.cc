@@ -18,7 +18,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -639,37 +641,43 @@ class Deduper {
     size_t primed = 0;  // chunks through pass 2
     size_t structs_done = 0;  // stages through pass 3
     auto primed_end = [&] { return std::min<uint64_t>(end_, start_ + uint64_t{kNameChunk} * primed); };
+    std::exception_ptr passes_2_3_error;
     run_beside([&] {
-      while (structs_done < n && !failed.load()) {
-        if (primed < names.finished.load()) {
-          // A canonical enum forward resolved below this is one a
-          // finished stage may have met.
-          conflict_below_ = structs_done ? stages_[structs_done] : 0;
-          const uint32_t lo = start_ + static_cast<uint32_t>(primed) * kNameChunk;
-          prims_pass(lo, std::min(end_, lo + kNameChunk));
-          for (auto [fwd, was] : touched_) conflict_ |= resolve(fwd) != was;
-          touched_.clear();
-          ++primed;
-        } else if (primed_end() >= need[structs_done]) {
-          limit_ = stage_end(structs_done);
-          structs_pass(stages_[structs_done], stage_end(structs_done));
-          ++structs_done;
-        } else if (!names.resolve_next(false)) {
-          // Every chunk is taken: wait for the others to name theirs.
-          names.finish_ready(false);  // any they left
-          names.wait_past(primed, failed);
-        }
-      }
-    }, jobs() > 1 ? jobs() - 1 : 0, [&](size_t) {
       try {
-        while (names.resolve_next(false)) {
+        while (structs_done < n && !failed.load()) {
+          if (primed < names.finished.load()) {
+            // A canonical enum forward resolved below this is one a
+            // finished stage may have met.
+            conflict_below_ = structs_done ? stages_[structs_done] : 0;
+            const uint32_t lo = start_ + static_cast<uint32_t>(primed) * kNameChunk;
+            prims_pass(lo, std::min(end_, lo + kNameChunk));
+            for (auto [fwd, was] : touched_) conflict_ |= resolve(fwd) != was;
+            touched_.clear();
+            ++primed;
+          } else if (primed_end() >= need[structs_done]) {
+            limit_ = stage_end(structs_done);
+            structs_pass(stages_[structs_done], stage_end(structs_done));
+            ++structs_done;
+          } else if (!names.resolve_next_keeping_error(failed)) {
+            // Every chunk is taken: wait for the others to name theirs.
+            names.finish_ready(false);  // any they left
+            names.wait_past(primed, failed);
+          }
         }
       } catch (...) {
+        passes_2_3_error = std::current_exception();
         failed.store(true);
-        names.progress.notify_all();
-        throw;
+      }
+    }, jobs() > 1 ? jobs() - 1 : 0, [&](size_t) {
+      while (names.resolve_next_keeping_error(failed)) {
       }
     });
+    // Errors come in libbpf's order: pass 1's first, then the others'.
+    if (passes_2_3_error)
+      while (names.resolve_next_keeping_error(failed)) {
+      }
+    if (names.error) std::rethrow_exception(names.error);
+    if (passes_2_3_error) std::rethrow_exception(passes_2_3_error);
     conflict_below_ = 0;
     limit_ = end_;
     new_strings_ = std::move(names.strings);
@@ -1006,11 +1014,24 @@ class Deduper {
       resolved[c].store(true);
       finish_ready(with_prims);
     }
-    // The same for the next chunk nobody took; false when none is left.
-    bool resolve_next(bool with_prims) {
-      size_t c = next.fetch_add(1);
+    // a-c for the next chunk nobody took; false when none is left. An
+    // error is kept, not thrown, and `failed` set: of pass 1's errors the
+    // first chunk's is reported, whichever thread met it, so the threads
+    // go on naming the chunks after it.
+    bool resolve_next_keeping_error(std::atomic<bool>& failed) {
+      const size_t c = next.fetch_add(1);
       if (c >= chunks) return false;
-      resolve(c, with_prims);
+      try {
+        resolve(c, false);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (c < error_chunk) {
+          error_chunk = c;
+          error = std::current_exception();
+        }
+        failed.store(true);
+        progress.notify_all();
+      }
       return true;
     }
     // b-d for every chunk whose turn has come, unless another thread is at
@@ -1067,6 +1088,9 @@ class Deduper {
     std::mutex progress_mutex;        // for waiting on `finished`
     std::condition_variable progress;
     StringTable strings;              // the new table
+    std::mutex error_mutex;           // for the two below
+    size_t error_chunk = SIZE_MAX;    // the first chunk that failed, if any
+    std::exception_ptr error;         // its error
   };
   void dedup_strings() {
     NameChunks names(*this);

@@ -782,6 +782,46 @@ TEST(Dedup, BadReferencesAreErrors) {
   }
 }
 
+// A table in stages with two errors, a struct of its first stage whose
+// member is past the last type and a name out of range in its last:
+// whatever the threads did first, the name's is reported, as pass 1 comes
+// before the struct pass in libbpf's order.
+TEST(Dedup, StagedErrorsComeInPassOrder) {
+  Btf base;
+  base.add_int("int", 4, INT_SIGNED);
+  std::vector<TypeId> stages;
+  auto make = [&] {  // built anew each time: reading it back would refuse it
+    Btf split(&base);
+    stages = {split.end_id()};
+    for (int k = 0; k < 2; ++k) {
+      split.add_struct("s", 8);
+      split.add_member("m", 0x7ffffff0, 0);
+    }
+    stages.push_back(split.end_id());
+    for (int k = 0; k < 150000; ++k) split.add_int("i" + std::to_string(k % 1000), 4, INT_SIGNED);
+    stages.push_back(split.end_id());
+    split.add_record(std::vector<uint32_t>{0x7ffffff0, make_info(Kind::Int, false, 0), 4, 32});
+    return split;
+  };
+  for (unsigned jobs : {1u, 2u}) {
+    SCOPED_TRACE("-j" + std::to_string(jobs));
+    set_jobs(jobs);
+    for (int run = 0; run < 3; ++run) {
+      Btf ours = make();
+      DedupOptions options = kLibbpf11;
+      options.stages = stages;
+      try {
+        dedup(ours, options);
+        ADD_FAILURE() << "no error";
+      } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()).find("past the last type"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("string"), std::string::npos) << e.what();
+      }
+    }
+  }
+  set_jobs(0);
+}
+
 // A DedupBase prepared once and shared by several split tables (batch
 // mode) gives each of them libbpf's bytes too; a DedupBase of another base
 // is ignored.
