@@ -6,9 +6,7 @@
 #include <tbb/task_arena.h>
 
 #include <atomic>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -46,20 +44,8 @@ thread_local int t_item_depth = 0;
 template <typename Loop>
 void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
   if (n == 0) return;
-  std::mutex mu;
-  size_t failed_index = n;
-  std::exception_ptr failed;
-  auto run = [&](size_t i) {
-    try {
-      body(i);
-    } catch (...) {
-      std::lock_guard lock(mu);
-      if (i < failed_index) {
-        failed_index = i;
-        failed = std::current_exception();
-      }
-    }
-  };
+  FirstError errors;
+  auto run = [&](size_t i) { errors.run(i, [&] { body(i); }); };
   unsigned threads = jobs();
   auto run_item = [&](size_t i) {
     ++t_item_depth;
@@ -80,7 +66,7 @@ void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
     tbb::task_arena arena(static_cast<int>(threads));
     arena.execute([&] { loop(threads, run_item); });
   }
-  if (failed) std::rethrow_exception(failed);
+  errors.rethrow();
 }
 
 }  // namespace
@@ -105,28 +91,10 @@ void parallel_for_in_order(size_t n, const std::function<void(size_t)>& body) {
 }
 
 void run_beside(const std::function<void()>& main, size_t n, const std::function<void(size_t)>& item) {
-  std::exception_ptr main_error;
-  std::mutex mu;
-  size_t failed_index = n;
-  std::exception_ptr failed;
-  auto run_main = [&] {
-    try {
-      main();
-    } catch (...) {
-      main_error = std::current_exception();
-    }
-  };
-  auto run_item = [&](size_t i) {
-    try {
-      item(i);
-    } catch (...) {
-      std::lock_guard lock(mu);
-      if (i < failed_index) {
-        failed_index = i;
-        failed = std::current_exception();
-      }
-    }
-  };
+  // main() is number 0, item(i) number i + 1.
+  FirstError errors;
+  auto run_main = [&] { errors.run(0, main); };
+  auto run_item = [&](size_t i) { errors.run(i + 1, [&] { item(i); }); };
   if (jobs() <= 1) {
     run_main();
     for (size_t i = 0; i < n; i++) run_item(i);
@@ -140,8 +108,7 @@ void run_beside(const std::function<void()>& main, size_t n, const std::function
     run_main();
     for (std::thread& t : threads) t.join();
   }
-  if (main_error) std::rethrow_exception(main_error);
-  if (failed) std::rethrow_exception(failed);
+  errors.rethrow();
 }
 
 }  // namespace btfc

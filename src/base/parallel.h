@@ -14,9 +14,46 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <functional>
+#include <mutex>
 
 namespace btfc {
+
+// The error of the lowest-numbered piece of work that failed, whichever
+// thread met it first: what the loops below rethrow, so that the message
+// a user sees never depends on the thread count. Safe to use from any
+// thread; rethrow() once they are done.
+class FirstError {
+ public:
+  // Runs fn(), keeping its error under `index`; true if it threw.
+  template <typename Fn>
+  bool run(size_t index, Fn&& fn) {
+    try {
+      fn();
+      return false;
+    } catch (...) {
+      keep(index, std::current_exception());
+      return true;
+    }
+  }
+  void keep(size_t index, std::exception_ptr error) {
+    std::lock_guard lock(mu_);
+    if (index < index_) {
+      index_ = index;
+      error_ = std::move(error);
+    }
+  }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mu_;
+  size_t index_ = SIZE_MAX;
+  std::exception_ptr error_;
+};
 
 // Number of worker threads used by parallel_for; 0 means all cores.
 void set_jobs(unsigned jobs);

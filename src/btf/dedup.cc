@@ -630,7 +630,6 @@ class Deduper {
   // thread, whose stack is sized for their recursion.
   void run_staged() {
     const size_t n = stages_.size();
-    auto stage_end = [&](size_t k) { return k + 1 < n ? stages_[k + 1] : end_; };
     // Before pass 1 changes the names: which stages wait for which.
     std::vector<uint32_t> need(n);
     for (size_t k = 0; k < n; ++k) need[k] = stage_end(k);
@@ -676,7 +675,7 @@ class Deduper {
     if (passes_2_3_error)
       while (names.resolve_next_keeping_error(failed)) {
       }
-    if (names.error) std::rethrow_exception(names.error);
+    names.errors.rethrow();
     if (passes_2_3_error) std::rethrow_exception(passes_2_3_error);
     conflict_below_ = 0;
     limit_ = end_;
@@ -688,6 +687,9 @@ class Deduper {
     structs_pass(start_, end_);
   }
 
+  // The id after the last of stage k.
+  uint32_t stage_end(size_t k) const { return k + 1 < stages_.size() ? stages_[k + 1] : end_; }
+
   // For run_staged: a stage whose structs may meet an enum forward (of
   // the base, or of its own or an earlier stage) waits for the primitive
   // pass of the stage holding the first full enum of the same name, which
@@ -695,13 +697,9 @@ class Deduper {
   // each full enum unlike the one before resolves the forward again.
   // (conflict_ tells if that was not all.)
   void hold_for_enum_forwards(std::vector<uint32_t>& need) {
-    auto is_forward = [](const uint32_t* r) {
-      Kind k = kind_of(r);
-      return (k == Kind::Enum || k == Kind::Enum64) && vlen_of(r) == 0;
-    };
     std::unordered_map<std::string_view, uint32_t> forwards;  // name -> the first stage that may meet it
     for (uint32_t id = 1; id < start_; ++id)
-      if (is_forward(rec(id))) forwards.emplace(btf_.str(rec(id)[0]), 0);
+      if (is_enum_fwd(rec(id))) forwards.emplace(btf_.str(rec(id)[0]), 0);
     auto stage_of = [&](uint32_t id) {
       return static_cast<size_t>(std::upper_bound(stages_.begin(), stages_.end(), id) - stages_.begin() - 1);
     };
@@ -738,8 +736,7 @@ class Deduper {
     }
     for (const auto& [name, f] : by_name) {
       const size_t s = stage_of(f.all_alike ? f.first : f.last);
-      const uint32_t until = s + 1 < stages_.size() ? stages_[s + 1] : end_;
-      for (size_t k = forwards[name]; k < s; ++k) need[k] = std::max(need[k], until);
+      for (size_t k = forwards[name]; k < s; ++k) need[k] = std::max(need[k], stage_end(s));
     }
   }
 
@@ -1021,14 +1018,7 @@ class Deduper {
     bool resolve_next_keeping_error(std::atomic<bool>& failed) {
       const size_t c = next.fetch_add(1);
       if (c >= chunks) return false;
-      try {
-        resolve(c, false);
-      } catch (...) {
-        std::lock_guard lock(error_mutex);
-        if (c < error_chunk) {
-          error_chunk = c;
-          error = std::current_exception();
-        }
+      if (errors.run(c, [&] { resolve(c, false); })) {
         failed.store(true);
         progress.notify_all();
       }
@@ -1088,9 +1078,7 @@ class Deduper {
     std::mutex progress_mutex;        // for waiting on `finished`
     std::condition_variable progress;
     StringTable strings;              // the new table
-    std::mutex error_mutex;           // for the two below
-    size_t error_chunk = SIZE_MAX;    // the first chunk that failed, if any
-    std::exception_ptr error;         // its error
+    FirstError errors;                // pass 1's, by chunk
   };
   void dedup_strings() {
     NameChunks names(*this);
