@@ -16,8 +16,12 @@
 #    RUNS times each (default 3); the script prints the median wall, CPU
 #    and peak RSS (pahole: the largest single process) and the ratio. -F times pahole on the whole tree instead
 #    (slow: about 25 minutes per run for pahole 1.24 on 2 cores; use -n 1).
+#    btfc also runs once per module the way pahole does (`xargs -PN btfc
+#    encode ... MODULE`), which is how a kernel build calls it (`make
+#    PAHOLE=...`): every module reads and indexes the base again.
 # 3. Every sampled module's two outputs are compared with `btfc diff`;
-#    bench/classify-diff.py then sorts the differences into kinds.
+#    bench/classify-diff.py then sorts the differences into kinds. btfc's
+#    batch and one-per-module outputs must have the same bytes.
 #
 # PAHOLE names the pahole (default Debian's, 1.24); BASE_BTF=F reuses a base
 # btfc encoded before (it is still checked against the reference). Outputs stay in DIR
@@ -89,14 +93,25 @@ pahole_one() {
   # shellcheck disable=SC2086
   "$pahole" -J $flags --btf_base="$tmp/vmlinux.btf" --btf_encode_detached="$out/$name.btf" "$ko"
 }
-export -f pahole_one btfc_batch
+btfc_one() {
+  local ko=$1 out=$2
+  local name
+  name=$(basename "$ko" .ko)
+  # shellcheck disable=SC2086
+  "$btfc" encode -J $flags -j1 --btf_base="$tmp/vmlinux.btf" --btf_encode_detached="$out/$name.btf" "$ko"
+}
+export -f pahole_one btfc_one btfc_batch
 export pahole btfc flags tmp jobs
 
 pahole_list() {  # LIST OUTDIR
   mkdir -p "$2"
   xargs -P"$jobs" -I{} bash -c 'pahole_one "$1" "$2"' _ {} "$2" < "$1"
 }
-export -f pahole_list
+btfc_list() {  # LIST OUTDIR
+  mkdir -p "$2"
+  xargs -P"$jobs" -I{} bash -c 'btfc_one "$1" "$2"' _ {} "$2" < "$1"
+}
+export -f pahole_list btfc_list
 
 report() {  # NAME "wall cpu rss"
   read -r w c m <<< "$2"
@@ -123,20 +138,27 @@ medians() {  # FILE of "wall cpu rss" lines -> the median of each column
   echo "$(cut -d' ' -f1 "$1" | median) $(cut -d' ' -f2 "$1" | median) $(cut -d' ' -f3 "$1" | median)"
 }
 : > "$tmp/btfc-sample.runs"
+: > "$tmp/btfc-one-sample.runs"
 : > "$tmp/pahole-sample.runs"
 for ((r = 0; r < runs; r++)); do
-  rm -rf "$tmp/btfc-sample" "$tmp/pahole-sample"
+  rm -rf "$tmp/btfc-sample" "$tmp/btfc-one-sample" "$tmp/pahole-sample"
   time_cmd "$tmp/pahole-sample" pahole_list "$tmp/sample.txt" "$tmp/pahole-sample" >> "$tmp/pahole-sample.runs"
   # shellcheck disable=SC2046  # one argument per sampled module (paths without spaces)
   time_cmd "$tmp/btfc-sample" btfc_batch "$tmp/btfc-sample" $(cat "$tmp/sample.txt") >> "$tmp/btfc-sample.runs"
+  time_cmd "$tmp/btfc-one-sample" btfc_list "$tmp/sample.txt" "$tmp/btfc-one-sample" >> "$tmp/btfc-one-sample.runs"
 done
 b=$(medians "$tmp/btfc-sample.runs")
+o=$(medians "$tmp/btfc-one-sample.runs")
 p=$(medians "$tmp/pahole-sample.runs")
+ratio() {  # "wall cpu rss" of pahole, of btfc -> the two ratios
+  printf '%9.1fx %9.1fx' "$(awk -v a="${1%% *}" -v b="${2%% *}" 'BEGIN {print a / b}')" \
+    "$(awk -v a="$(cut -d' ' -f2 <<< "$1")" -v b="$(cut -d' ' -f2 <<< "$2")" 'BEGIN {print a / b}')"
+}
 report "btfc batch, $nsample (median of $runs)" "$b"
+report "btfc xargs -P$jobs, $nsample" "$o"
 report "pahole xargs -P$jobs, $nsample" "$p"
-printf '%-26s %9.1fx %9.1fx\n' "ratio (pahole / btfc)" \
-  "$(awk -v a="${p%% *}" -v b="${b%% *}" 'BEGIN {print a / b}')" \
-  "$(awk -v a="$(cut -d' ' -f2 <<< "$p")" -v b="$(cut -d' ' -f2 <<< "$b")" 'BEGIN {print a / b}')"
+printf '%-26s %s\n' "ratio pahole / btfc batch" "$(ratio "$p" "$b")"
+printf '%-26s %s\n' "ratio pahole / btfc xargs" "$(ratio "$p" "$o")"
 
 # 3. Every sampled module: btfc (batch) vs pahole.
 echo
@@ -147,13 +169,17 @@ while read -r ko; do
   name=$(basename "$ko" .ko)
   a=$tmp/btfc-sample/$name.btf
   b=$tmp/pahole-sample/$name.btf
+  # The batch output must be the bytes of a one-module run (or both none).
+  one=$tmp/btfc-one-sample/$name.btf
+  if [ -f "$a" ] || [ -f "$one" ]; then
+    cmp -s "$a" "$one" || { echo "FAIL: $name: btfc's batch output differs from its one-module run" >&2; exit 1; }
+  fi
   if [ ! -f "$a" ] || [ ! -f "$b" ]; then
     [ -f "$a" ] || [ -f "$b" ] && { missing=$((missing + 1)); echo "$name: only one tool wrote BTF"; }
     continue
   fi
   # shellcheck disable=SC2015
   "$btfc" diff "$a" "$b" --base "$tmp/vmlinux.btf" > "$tmp/diffs/$name.txt" && same=$((same + 1)) || differ=$((differ + 1))
-  # the batch output must be the bytes of a single-module run
 done < "$tmp/sample.txt"
 echo "equivalent: $same, different: $differ, one side missing: $missing"
 echo "(reports in $tmp/diffs; bench/classify-diff.py $tmp/diffs $moddir sorts them into kinds)"
