@@ -19,6 +19,9 @@
 #    btfc also runs once per module the way pahole does (`xargs -PN btfc
 #    encode ... MODULE`), which is how a kernel build calls it (`make
 #    PAHOLE=...`): every module reads and indexes the base again.
+#    Then the running kernel loads every module's BTF of that run (glued
+#    onto the base; build/bench/bench_kernel_load, as root): a refusal
+#    fails the script, a kernel that lets no BTF in says so and goes on.
 # 3. Every sampled module's two outputs are compared with `btfc diff`;
 #    bench/classify-diff.py then sorts the differences into kinds. btfc's
 #    batch and one-per-module outputs must have the same bytes.
@@ -127,6 +130,19 @@ all=$(time_cmd "$tmp/btfc-all" btfc_batch "$tmp/btfc-all" "$moddir")
 report "btfc batch, all $total" "$all"
 written=$(find "$tmp/btfc-all" -name '*.btf' | wc -l)
 echo "  $written of $total modules have BTF (the others have no types to encode)"
+loader=$root/build/bench/bench_kernel_load
+if [ -x "$loader" ]; then
+  mapfile -t outputs < <(find "$tmp/btfc-all" -name '*.btf' | sort)
+  status=0
+  "$loader" "$tmp/vmlinux.btf" "${outputs[@]}" > "$tmp/kernel-load.txt" || status=$?
+  tail -1 "$tmp/kernel-load.txt" | sed 's/^/  /'
+  case $status in
+    0 | 77) ;;  # 77: the loader said loudly that nothing was checked
+    *) head -20 "$tmp/kernel-load.txt" >&2; echo "FAIL: the kernel refused some modules' BTF" >&2; exit 1 ;;
+  esac
+else
+  echo "  *** $loader not built: the kernel did NOT check the modules' BTF ***"
+fi
 
 # 2. The sample (or the whole tree with -F), alternating.
 if [ "$full_pahole" = 1 ]; then
