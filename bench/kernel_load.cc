@@ -1,18 +1,13 @@
 // The kernel as the judge of a module tree's BTF (a program, not a test):
-// each split BTF FILE, glued onto BASE as one standalone table (base types
-// and then the module's, base strings and then the module's: split ids and
-// string offsets already continue the base's), goes to BPF_BTF_LOAD
-// through libbpf, as root.
+// each split BTF FILE, glued onto BASE as one standalone table, goes to
+// BPF_BTF_LOAD through libbpf, as root (tests/support/kernel_btf.h, which
+// the kernel-load tests use too).
 //
 //   build/bench/bench_kernel_load BASE FILE...
 //
 // Prints each refused FILE with libbpf's error, then how many loaded and
 // the wall time. Exit status: 0 all loaded, 1 some refused or unreadable,
 // 77 the kernel lets this process load no BTF (not root, BPF disabled).
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdarg>
 #include <cstdint>
@@ -22,6 +17,10 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "support/kernel_btf.h"
+
+using btfc::btf::testing::LoadResult;
 
 namespace {
 
@@ -39,24 +38,11 @@ uint32_t u32(const std::vector<uint8_t>& v, size_t at) {
 }
 
 // A raw little-endian BTF file with the 24-byte header and the types
-// before the strings, as btfc and pahole write it; empty otherwise.
+// before the strings, as btfc and pahole write it: what glue_split takes.
 bool plain_layout(const std::vector<uint8_t>& v) {
   if (v.size() < kHeader || u32(v, 0) != 0x0001eb9f || u32(v, 4) != kHeader || u32(v, 8) != 0) return false;
   uint64_t types = u32(v, 12), str_off = u32(v, 16), strs = u32(v, 20);
   return str_off == types && kHeader + types + strs == v.size();
-}
-
-std::vector<uint8_t> glue(const std::vector<uint8_t>& base, const std::vector<uint8_t>& split) {
-  const uint32_t btl = u32(base, 12), bsl = u32(base, 20), stl = u32(split, 12), ssl = u32(split, 20);
-  std::vector<uint8_t> out(base.begin(), base.begin() + kHeader + btl);
-  out.insert(out.end(), split.begin() + kHeader, split.begin() + kHeader + stl);
-  out.insert(out.end(), base.begin() + kHeader + btl, base.end());
-  out.insert(out.end(), split.begin() + kHeader + stl, split.end());
-  const uint32_t types = btl + stl, strings = bsl + ssl;
-  std::memcpy(out.data() + 12, &types, 4);
-  std::memcpy(out.data() + 16, &types, 4);
-  std::memcpy(out.data() + 20, &strings, 4);
-  return out;
 }
 
 int quiet(enum libbpf_print_level, const char*, va_list) { return 0; }
@@ -83,19 +69,18 @@ int main(int argc, char** argv) {
       refused++;
       continue;
     }
-    std::vector<uint8_t> bytes = glue(base, split);
-    btf* b = btf__new(bytes.data(), bytes.size());
-    int err = b ? btf__load_into_kernel(b) : -errno;
-    btf__free(b);
-    if (err == -EPERM || err == -EACCES || err == -ENOSYS) {
-      std::printf("*** the kernel lets this process load no BTF (%s): NOTHING CHECKED ***\n", std::strerror(-err));
-      return 77;
-    }
-    if (err) {
-      std::printf("%s: refused (%s)\n", argv[i], std::strerror(-err));
-      refused++;
-    } else {
-      loaded++;
+    std::string why;
+    switch (btfc::btf::testing::load_into_kernel(btfc::btf::testing::glue_split(base, split), &why)) {
+      case LoadResult::NotAllowed:
+        std::printf("*** the kernel lets this process load no BTF (EPERM/ENOSYS): NOTHING CHECKED ***\n");
+        return 77;
+      case LoadResult::Refused:
+        std::printf("%s: %s\n", argv[i], why.c_str());
+        refused++;
+        break;
+      case LoadResult::Loaded:
+        loaded++;
+        break;
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -106,15 +106,11 @@ btfc_one() {
 export -f pahole_one btfc_one btfc_batch
 export pahole btfc flags tmp jobs
 
-pahole_list() {  # LIST OUTDIR
-  mkdir -p "$2"
-  xargs -P"$jobs" -I{} bash -c 'pahole_one "$1" "$2"' _ {} "$2" < "$1"
+per_module() {  # ONE_FN LIST OUTDIR: ONE_FN (pahole_one, btfc_one) once per module, -P jobs at a time
+  mkdir -p "$3"
+  xargs -P"$jobs" -I{} bash -c '"$0" "$1" "$2"' "$1" {} "$3" < "$2"
 }
-btfc_list() {  # LIST OUTDIR
-  mkdir -p "$2"
-  xargs -P"$jobs" -I{} bash -c 'btfc_one "$1" "$2"' _ {} "$2" < "$1"
-}
-export -f pahole_list btfc_list
+export -f per_module
 
 report() {  # NAME "wall cpu rss"
   read -r w c m <<< "$2"
@@ -128,11 +124,10 @@ printf '%-26s %10s %10s %12s\n' "run" "wall (s)" "cpu (s)" "peak RSS MB"
 # 1. The whole tree, btfc.
 all=$(time_cmd "$tmp/btfc-all" btfc_batch "$tmp/btfc-all" "$moddir")
 report "btfc batch, all $total" "$all"
-written=$(find "$tmp/btfc-all" -name '*.btf' | wc -l)
-echo "  $written of $total modules have BTF (the others have no types to encode)"
+mapfile -t outputs < <(find "$tmp/btfc-all" -name '*.btf' | sort)
+echo "  ${#outputs[@]} of $total modules have BTF (the others have no types to encode)"
 loader=$root/build/bench/bench_kernel_load
 if [ -x "$loader" ]; then
-  mapfile -t outputs < <(find "$tmp/btfc-all" -name '*.btf' | sort)
   status=0
   "$loader" "$tmp/vmlinux.btf" "${outputs[@]}" > "$tmp/kernel-load.txt" || status=$?
   tail -1 "$tmp/kernel-load.txt" | sed 's/^/  /'
@@ -158,10 +153,10 @@ medians() {  # FILE of "wall cpu rss" lines -> the median of each column
 : > "$tmp/pahole-sample.runs"
 for ((r = 0; r < runs; r++)); do
   rm -rf "$tmp/btfc-sample" "$tmp/btfc-one-sample" "$tmp/pahole-sample"
-  time_cmd "$tmp/pahole-sample" pahole_list "$tmp/sample.txt" "$tmp/pahole-sample" >> "$tmp/pahole-sample.runs"
+  time_cmd "$tmp/pahole-sample" per_module pahole_one "$tmp/sample.txt" "$tmp/pahole-sample" >> "$tmp/pahole-sample.runs"
   # shellcheck disable=SC2046  # one argument per sampled module (paths without spaces)
   time_cmd "$tmp/btfc-sample" btfc_batch "$tmp/btfc-sample" $(cat "$tmp/sample.txt") >> "$tmp/btfc-sample.runs"
-  time_cmd "$tmp/btfc-one-sample" btfc_list "$tmp/sample.txt" "$tmp/btfc-one-sample" >> "$tmp/btfc-one-sample.runs"
+  time_cmd "$tmp/btfc-one-sample" per_module btfc_one "$tmp/sample.txt" "$tmp/btfc-one-sample" >> "$tmp/btfc-one-sample.runs"
 done
 b=$(medians "$tmp/btfc-sample.runs")
 o=$(medians "$tmp/btfc-one-sample.runs")
