@@ -18,13 +18,17 @@
 #    (slow: about 25 minutes per run for pahole 1.24 on 2 cores; use -n 1).
 #    btfc also runs once per module the way pahole does (`xargs -PN btfc
 #    encode ... MODULE`), which is how a kernel build calls it (`make
-#    PAHOLE=...`): every module reads and indexes the base again.
+#    PAHOLE=...`): every module reads and indexes the base again; and
+#    once more so with the base cache (BTFC_BASE_CACHE, emptied before
+#    each run: the first module stores the base's indexes, the others
+#    read them).
 #    Then the running kernel loads every module's BTF of that run (glued
 #    onto the base; build/bench/bench_kernel_load, as root): a refusal
 #    fails the script, a kernel that lets no BTF in says so and goes on.
 # 3. Every sampled module's two outputs are compared with `btfc diff`;
 #    bench/classify-diff.py then sorts the differences into kinds. btfc's
-#    batch and one-per-module outputs must have the same bytes.
+#    batch and one-per-module outputs (with and without the cache) must
+#    have the same bytes.
 #
 # PAHOLE names the pahole (default Debian's, 1.24); BASE_BTF=F reuses a base
 # btfc encoded before (it is still checked against the reference). Outputs stay in DIR
@@ -103,10 +107,11 @@ btfc_one() {
   # shellcheck disable=SC2086
   "$btfc" encode -J $flags -j1 --btf_base="$tmp/vmlinux.btf" --btf_encode_detached="$out/$name.btf" "$ko"
 }
-export -f pahole_one btfc_one btfc_batch
+btfc_one_cached() { BTFC_BASE_CACHE="$tmp/base-cache" btfc_one "$@"; }
+export -f pahole_one btfc_one btfc_one_cached btfc_batch
 export pahole btfc flags tmp jobs
 
-per_module() {  # ONE_FN LIST OUTDIR: ONE_FN (pahole_one, btfc_one) once per module, -P jobs at a time
+per_module() {  # ONE_FN LIST OUTDIR: ONE_FN (pahole_one, btfc_one...) once per module, -P jobs at a time
   mkdir -p "$3"
   xargs -P"$jobs" -I{} bash -c '"$0" "$1" "$2"' "$1" {} "$3" < "$2"
 }
@@ -150,16 +155,20 @@ medians() {  # FILE of "wall cpu rss" lines -> the median of each column
 }
 : > "$tmp/btfc-sample.runs"
 : > "$tmp/btfc-one-sample.runs"
+: > "$tmp/btfc-cached-sample.runs"
 : > "$tmp/pahole-sample.runs"
 for ((r = 0; r < runs; r++)); do
-  rm -rf "$tmp/btfc-sample" "$tmp/btfc-one-sample" "$tmp/pahole-sample"
+  rm -rf "$tmp/btfc-sample" "$tmp/btfc-one-sample" "$tmp/btfc-cached-sample" "$tmp/pahole-sample" "$tmp/base-cache"
   time_cmd "$tmp/pahole-sample" per_module pahole_one "$tmp/sample.txt" "$tmp/pahole-sample" >> "$tmp/pahole-sample.runs"
   # shellcheck disable=SC2046  # one argument per sampled module (paths without spaces)
   time_cmd "$tmp/btfc-sample" btfc_batch "$tmp/btfc-sample" $(cat "$tmp/sample.txt") >> "$tmp/btfc-sample.runs"
   time_cmd "$tmp/btfc-one-sample" per_module btfc_one "$tmp/sample.txt" "$tmp/btfc-one-sample" >> "$tmp/btfc-one-sample.runs"
+  time_cmd "$tmp/btfc-cached-sample" per_module btfc_one_cached "$tmp/sample.txt" "$tmp/btfc-cached-sample" \
+    >> "$tmp/btfc-cached-sample.runs"
 done
 b=$(medians "$tmp/btfc-sample.runs")
 o=$(medians "$tmp/btfc-one-sample.runs")
+c=$(medians "$tmp/btfc-cached-sample.runs")
 p=$(medians "$tmp/pahole-sample.runs")
 ratio() {  # "wall cpu rss" of pahole, of btfc -> the two ratios
   printf '%9.1fx %9.1fx' "$(awk -v a="${1%% *}" -v b="${2%% *}" 'BEGIN {print a / b}')" \
@@ -167,9 +176,11 @@ ratio() {  # "wall cpu rss" of pahole, of btfc -> the two ratios
 }
 report "btfc batch, $nsample (median of $runs)" "$b"
 report "btfc xargs -P$jobs, $nsample" "$o"
+report "  with the base cache" "$c"
 report "pahole xargs -P$jobs, $nsample" "$p"
 printf '%-26s %s\n' "ratio pahole / btfc batch" "$(ratio "$p" "$b")"
 printf '%-26s %s\n' "ratio pahole / btfc xargs" "$(ratio "$p" "$o")"
+printf '%-26s %s\n' "  with the base cache" "$(ratio "$p" "$c")"
 
 # 3. Every sampled module: btfc (batch) vs pahole.
 echo
@@ -181,10 +192,11 @@ while read -r ko; do
   a=$tmp/btfc-sample/$name.btf
   b=$tmp/pahole-sample/$name.btf
   # The batch output must be the bytes of a one-module run (or both none).
-  one=$tmp/btfc-one-sample/$name.btf
-  if [ -f "$a" ] || [ -f "$one" ]; then
-    cmp -s "$a" "$one" || { echo "FAIL: $name: btfc's batch output differs from its one-module run" >&2; exit 1; }
-  fi
+  for one in "$tmp/btfc-one-sample/$name.btf" "$tmp/btfc-cached-sample/$name.btf"; do
+    if [ -f "$a" ] || [ -f "$one" ]; then
+      cmp -s "$a" "$one" || { echo "FAIL: $name: btfc's batch output differs from its one-module run $one" >&2; exit 1; }
+    fi
+  done
   if [ ! -f "$a" ] || [ ! -f "$b" ]; then
     [ -f "$a" ] || [ -f "$b" ] && { missing=$((missing + 1)); echo "$name: only one tool wrote BTF"; }
     continue

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 
+#include "base/flat_bytes.h"
 #include "base/parallel.h"
 
 namespace btfc::btf {
@@ -136,6 +137,24 @@ void StringTable::insert_new(uint32_t off, std::string_view s, uint64_t h) {
     }
     if (slot.tag == tag && equals(slot.off1 - 1, s)) return;
   }
+}
+
+void StringTable::save_index(std::vector<uint8_t>& out) const {
+  FlatWriter(out).value(uint64_t{count_}).array(std::span<const Slot>(slots_));
+}
+
+bool StringTable::restore_index(std::span<const uint8_t> saved) {
+  drop_index();
+  FlatReader in(saved);
+  uint64_t count;
+  std::vector<Slot> slots;
+  if (!in.value(count) || !in.array(slots, uint64_t{1} << 32) || !in.done()) return false;
+  const size_t n = slots.size();
+  if (n == 0 || (n & (n - 1)) || count * 2 > n) return false;  // the shape every index has
+  slots_ = std::move(slots);
+  count_ = static_cast<uint32_t>(count);
+  no_index_ = false;
+  return true;
 }
 
 void StringTable::drop_index() {

@@ -345,6 +345,14 @@ class StringTable {
   // add() (not assign() or append_unindexed(), which keep duplicates).
   bool unique() const { return unique_; }
 
+  // The hash index as bytes, and back, for the base cache
+  // (btf/base_cache.h): a table given the same bytes again gets the same
+  // index without hashing every string. restore_index() takes only what
+  // save_index() of a table with these very bytes gave (false: the size
+  // does not fit, and the table is left without an index).
+  void save_index(std::vector<uint8_t>& out) const;
+  bool restore_index(std::span<const uint8_t> saved);
+
  private:
   struct Slot {
     uint32_t off1 = 0;  // offset + 1, 0 = empty
@@ -565,6 +573,9 @@ class Btf {
   // through StringTable::assign_unindexed (beside its checks, which read
   // the strings but never look one up).
   void index_strings() { strings_.build_index(); }
+  // Or takes the index StringTable::save_index() made of these strings
+  // (the base cache); false if it does not fit.
+  bool restore_string_index(std::span<const uint8_t> saved) { return strings_.restore_index(saved); }
   // Takes the records and a string table (dedup's, the reader's), or the
   // records only (the strings stay).
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings);

@@ -38,6 +38,7 @@
 #include <xxhash.h>
 
 #include "base/deep_stack.h"
+#include "base/flat_bytes.h"
 #include "base/parallel.h"
 #include "base/timer.h"
 #include "base/uninit_vector.h"
@@ -185,6 +186,34 @@ class CandidateIndex {
     slots_.assign(cap, Slot{});
     nodes_.reserve(expected + 1);
     nodes_.push_back(Node{});  // node 0: the end of a chain
+  }
+
+  // Its whole state as bytes, and back (the base cache): a restored index
+  // yields the same chains as the saved one. nullopt when the bytes are
+  // not an index of ids below `end_id` (every link is checked, so a bad
+  // image cannot send a walk out of the arrays).
+  void save(FlatWriter& out) const {
+    out.value(uint64_t{count_}).value(libbpf_size_).value(libbpf_cap_).value(doublings_);
+    out.array(std::span<const Slot>(slots_)).array(std::span<const Node>(nodes_));
+  }
+  static std::optional<CandidateIndex> restore(FlatReader& in, uint32_t end_id) {
+    CandidateIndex x(0);
+    uint64_t count;
+    x.nodes_.clear();
+    x.nodes_.reserve(size_t{end_id} + 1);
+    if (!in.value(count) || !in.value(x.libbpf_size_) || !in.value(x.libbpf_cap_) || !in.value(x.doublings_) ||
+        !in.array(x.slots_, uint64_t{1} << 32) || !in.array(x.nodes_, uint64_t{end_id} + 1))
+      return std::nullopt;
+    const size_t n_slots = x.slots_.size(), n_nodes = x.nodes_.size();
+    if (n_slots < 1024 || (n_slots & (n_slots - 1)) || count * 2 > n_slots || n_nodes == 0) return std::nullopt;
+    for (const Slot& s : x.slots_)
+      if (s.head >= n_nodes || s.tail >= n_nodes || (s.head == 0) != (s.tail == 0)) return std::nullopt;
+    for (size_t i = 1; i < n_nodes; ++i) {
+      const Node& node = x.nodes_[i];
+      if (node.id == 0 || node.id >= end_id || node.next >= n_nodes || node.prev >= n_nodes) return std::nullopt;
+    }
+    x.count_ = count;
+    return x;
   }
 
   // `aux`: what for_each hands a two-argument fn along with the id.
@@ -388,6 +417,10 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
 // Name offset -> the one canonical STRUCT/UNION with that name, or 0 when
 // several have it (pass 4).
 class UniqueNames {
+  struct Slot {
+    uint32_t first, second;  // name_off (UNPROCESSED: empty), id (0: several)
+  };
+
  public:
   explicit UniqueNames(size_t expected) {
     size_t cap = 64;
@@ -399,6 +432,23 @@ class UniqueNames {
     if (s.first == UNPROCESSED) s = {name, id};
     else s.second = 0;
   }
+  // As CandidateIndex::save/restore, for names of ids below `end_id`.
+  void save(FlatWriter& out) const { out.array(std::span<const Slot>(slots_)); }
+  static std::optional<UniqueNames> restore(FlatReader& in, uint32_t end_id) {
+    UniqueNames x(0);
+    if (!in.array(x.slots_, uint64_t{1} << 32)) return std::nullopt;
+    const size_t n = x.slots_.size();
+    if (n < 64 || (n & (n - 1))) return std::nullopt;
+    size_t used = 0;
+    for (auto [name, id] : x.slots_)
+      if (name != UNPROCESSED) {
+        if (id >= end_id) return std::nullopt;
+        ++used;
+      }
+    if (used * 2 > n) return std::nullopt;  // find() needs an empty slot to stop at
+    return x;
+  }
+
   // nullopt: no such name; 0: several types have it.
   std::optional<uint32_t> find(uint32_t name) const {
     const auto& s = slots_[find_slot(name)];
@@ -412,8 +462,8 @@ class UniqueNames {
     for (size_t i = mix(0, name) & mask;; i = (i + 1) & mask)
       if (slots_[i].first == UNPROCESSED || slots_[i].first == name) return i;
   }
-  std::pair<uint32_t, uint32_t>& slot(uint32_t name) { return slots_[find_slot(name)]; }
-  std::vector<std::pair<uint32_t, uint32_t>> slots_;  // name_off, id
+  Slot& slot(uint32_t name) { return slots_[find_slot(name)]; }
+  std::vector<Slot> slots_;
 };
 
 // A name the string pass found in neither the base nor earlier records.
@@ -519,14 +569,35 @@ DedupBase::DedupBase(const Btf& base)
       index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
       return;
     }
-    UniqueNames composites(base.end_id());
+    // Sized by the composites (a tenth of vmlinux's ids), not by every id:
+    // a single module's process fills and faults in this table.
+    std::vector<std::pair<uint32_t, uint32_t>> found;  // name_off, id
     for (uint32_t id = 1; id < base.end_id(); ++id) {
       const uint32_t* r = base.record(id);
-      if (is_composite(kind_of(r))) composites.add(r[0], id);
+      if (is_composite(kind_of(r))) found.emplace_back(r[0], id);
     }
+    UniqueNames composites(found.size());
+    for (auto [name, id] : found) composites.add(name, id);
     impl_->composites = std::move(composites);
   });
 }
+std::vector<uint8_t> DedupBase::save() const {
+  if (impl_->index_taken) throw Error("internal: DedupBase::save after a last_use dedup took its index");
+  std::vector<uint8_t> out;
+  FlatWriter w(out);
+  impl_->index.save(w);
+  impl_->composites.save(w);
+  return out;
+}
+
+DedupBase::DedupBase(const Btf& base, std::span<const uint8_t> saved) {
+  FlatReader in(saved);
+  std::optional<CandidateIndex> index = CandidateIndex::restore(in, base.end_id());
+  std::optional<UniqueNames> composites = index ? UniqueNames::restore(in, base.end_id()) : std::nullopt;
+  if (!composites || !in.done()) throw Error("saved dedup index does not fit the base");
+  impl_.reset(new Impl{base, std::move(*index), false, std::move(*composites), {}, {}});
+}
+
 DedupBase::~DedupBase() = default;
 const Btf& DedupBase::base() const { return impl_->base; }
 

@@ -86,6 +86,12 @@ enum class DedupCompat : uint8_t {
 class DedupBase {
  public:
   explicit DedupBase(const Btf& base);
+  // The indexes as bytes, and a DedupBase made from them equal to
+  // DedupBase(base) for the base they were saved from: the base cache
+  // (btf/base_cache.h) keeps them between runs. The constructor throws
+  // btfc::Error if `saved` is not such an image for a base of this size.
+  std::vector<uint8_t> save() const;
+  DedupBase(const Btf& base, std::span<const uint8_t> saved);
   ~DedupBase();
   DedupBase(const DedupBase&) = delete;
   DedupBase& operator=(const DedupBase&) = delete;

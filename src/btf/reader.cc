@@ -575,8 +575,10 @@ void validate_for_kernel(const Btf& btf) { Validator(btf, ".BTF", HEADER_SIZE, t
 
 namespace {
 
-// read_raw into `out`, running `beside` (if any) beside the checks.
-void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view section, const BesideChecks& beside) {
+// read_raw into `out`, running `beside` (if any) beside the checks; with
+// `saved_strings`, see read_raw_checked_before.
+void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view section, const BesideChecks& beside,
+                   const std::span<const uint8_t>* saved_strings) {
   Reader r(bytes, section, false);
   if (bytes.size() < 8) r.fail_at(0, "too short for a BTF header (" + std::to_string(bytes.size()) + " bytes)");
   bool big_endian;
@@ -649,6 +651,14 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
 
   out = Btf(base);
   out.assign_raw(std::move(words), std::move(offsets), std::move(strings));
+  if (saved_strings) {
+    parallel_for(beside ? 2 : 1, [&](size_t k) {
+      if (k == 1) beside(out);
+      else if (!out.restore_string_index(*saved_strings))
+        throw Error(std::string(section), 0, "saved string index does not fit the strings");
+    });
+    return;
+  }
   // The checks read the strings, the index is built beside them (a
   // module's base: 9 ms of hashing vmlinux's strings, 15 ms of checks),
   // and so is what the caller builds from the records.
@@ -661,16 +671,25 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
 
 }  // namespace
 
+void read_raw(Btf& out, Bytes bytes, const BesideChecks& beside) {
+  read_raw_into(out, bytes, nullptr, ".BTF", beside, nullptr);
+}
+
+void read_raw_checked_before(Btf& out, Bytes bytes, std::span<const uint8_t> saved_strings,
+                             const BesideChecks& beside) {
+  read_raw_into(out, bytes, nullptr, ".BTF", beside, &saved_strings);
+}
+
 Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   Btf btf;
-  read_raw_into(btf, bytes, base, section, nullptr);
+  read_raw_into(btf, bytes, base, section, nullptr, nullptr);
   return btf;
 }
 
 void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside) {
   try {
     MappedFile file = MappedFile::open(path);
-    if (is_raw_btf(file.bytes())) return read_raw_into(out, file.bytes(), base, ".BTF", beside);
+    if (is_raw_btf(file.bytes())) return read_raw_into(out, file.bytes(), base, ".BTF", beside, nullptr);
     auto elf = elf::ElfFile::open(path);
     const elf::Section* s = elf->find_section(".BTF");
     if (!s) throw Error("no .BTF section (and not raw BTF)");
@@ -685,7 +704,7 @@ void read_file(const std::string& path, const Btf* base, Btf& out, const BesideC
       if (beside) beside(out);  // the table is computed, not read: nothing to run beside
       return;
     }
-    read_raw_into(out, elf->section_data(*s), base, ".BTF", beside);
+    read_raw_into(out, elf->section_data(*s), base, ".BTF", beside, nullptr);
   } catch (Error& e) {
     throw e.with_file(path);
   }

@@ -47,6 +47,18 @@ using BesideChecks = std::function<void(const Btf&)>;
 // checks (after them for a module relocated from its distilled base).
 void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside);
 
+// read_raw of standalone BTF into `out` (which stays where it is), with
+// `beside` run beside the checks, as read_file.
+void read_raw(Btf& out, Bytes bytes, const BesideChecks& beside);
+
+// The same for bytes that passed all of read_raw's checks before, in this
+// very binary: the base cache (btf/base_cache.h) knows them by their hash.
+// Only the header and record layout are checked again; the string index
+// is the one StringTable::save_index() made of them. Throws btfc::Error if
+// `saved_strings` does not fit.
+void read_raw_checked_before(Btf& out, Bytes bytes, std::span<const uint8_t> saved_strings,
+                             const BesideChecks& beside);
+
 // The semantic checks read_raw runs, for tables built in memory too.
 // `types_offset`: where word 0 of the records sits in the section, for
 // error offsets (24 for what write_raw produces).

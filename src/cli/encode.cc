@@ -47,6 +47,8 @@ int run(Args args, bool pahole_mode) {
     if (s.files_redone)
       std::fprintf(stderr, "redone       %zu file%s deduplicated in stages had the type passes run again whole\n",
                    s.files_redone, s.files_redone > 1 ? "s" : "");
+    if (s.base_cache != btf::BaseCacheUse::Off)
+      std::fprintf(stderr, "base cache   %s\n", btf::base_cache_use_name(s.base_cache));
     std::fprintf(stderr, "DIEs         %llu\n", static_cast<unsigned long long>(s.dies));
     std::fprintf(stderr, "types        %llu before dedup, %llu after\n",
                  static_cast<unsigned long long>(s.types_before_dedup),

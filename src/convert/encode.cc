@@ -16,6 +16,7 @@
 #include "base/atomic_file.h"
 #include "base/parallel.h"
 #include "base/timer.h"
+#include "btf/base_cache.h"
 #include "btf/dedup.h"
 #include "btf/merge.h"
 #include "btf/reader.h"
@@ -71,15 +72,17 @@ struct BaseInput {
   const btf::Btf* btf = nullptr;
   const btf::DedupBase* prepared = nullptr;
   std::string path{};  // read when `btf` is null; empty: no base
+  std::string cache_dir{};  // the base cache's directory for reading `path` (empty: none)
   std::optional<btf::Btf> read{};
   std::optional<btf::DedupBase> index{};
+  btf::BaseCacheUse cache_use = btf::BaseCacheUse::Off;
 
   bool wanted() const { return btf || !path.empty(); }
   // Reads and indexes what is missing (one task of the read phase); a
-  // base read here is indexed beside its checks.
+  // base read here is indexed beside its checks, or taken from the cache.
   void complete() {
     if (!btf && !path.empty()) {
-      btf::read_file(path, nullptr, read.emplace(), [&](const btf::Btf& b) { index.emplace(b); });
+      cache_use = btf::read_base_cached(path, cache_dir, read.emplace(), index);
       btf = &*read;
       prepared = &*index;
     }
@@ -122,6 +125,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
   }
   const btf::Btf* base = base_input.btf;
   const btf::DedupBase* prepared = base_input.prepared;
+  stats.base_cache = base_input.cache_use;
 
   const std::vector<dwarf::Unit>& units = dw->units();
   std::vector<UnitResult> results(units.size());
@@ -454,7 +458,10 @@ std::string batch_output_path(const std::string& dir, const std::string& file) {
 EncodeStats encode(const EncodeOptions& o) {
   set_jobs(o.jobs);
   tune_allocator(jobs());
-  if (!is_batch(o)) return encode_file(o, o.input, o.detached_path, BaseInput{.path = o.base_path});
+  // A single module caches what it builds from its base for the next
+  // run (a kernel build runs one per module); batch mode builds it once.
+  if (!is_batch(o))
+    return encode_file(o, o.input, o.detached_path, BaseInput{.path = o.base_path, .cache_dir = o.base_cache_dir});
   // Read and indexed for dedup once; every module's dedup starts from it.
   BaseInput shared_base{.path = o.base_path};
   if (shared_base.wanted()) {

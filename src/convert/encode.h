@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "btf/base_cache.h"
 #include "btf/btf.h"
 #include "convert/functions.h"
 #include "convert/options.h"
@@ -60,6 +61,7 @@ struct EncodeStats {
   size_t files = 0, files_written = 0;  // batch mode (single file: 1 and 0/1)
   size_t files_by_unit = 0;         // files whose units were relocated one by one
   size_t files_redone = 0;          // files whose staged dedup ran its type passes again (btf::DedupReport)
+  btf::BaseCacheUse base_cache = btf::BaseCacheUse::Off;  // a single module's base (btf/base_cache.h)
 };
 
 // The files a batch encodes: FILE arguments as given, directories searched

@@ -131,6 +131,7 @@ void apply_btf_features(std::string_view list, EncodeOptions& o, bool strict) {
 
 void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions& o, bool pahole_mode) {
   if (const char* env = std::getenv("PAHOLE_LANG_EXCLUDE")) split_list(env, o.lang_exclude);
+  if (const char* env = std::getenv("BTFC_BASE_CACHE")) o.base_cache_dir = env;
   auto parse_jobs = [&](std::string_view v) {
     if (v.empty()) {
       o.jobs = 0;

@@ -50,6 +50,7 @@ struct EncodeOptions {
   std::string output_dir;           // --output-dir=DIR: batch results as DIR/<module>.btf
   std::string detached_path;        // --btf_encode_detached=F; empty: into FILE's .BTF
   std::string base_path;            // --btf_base: raw BTF or an ELF with .BTF; split output
+  std::string base_cache_dir;       // env BTFC_BASE_CACHE: where a single module's base is cached (btf/base_cache.h)
   std::vector<std::string> lang_include;  // --lang (DW_LANG names); empty = all
   std::vector<std::string> lang_exclude;  // --lang_exclude (+ env PAHOLE_LANG_EXCLUDE)
   std::string kabi_prefix;          // --kabi_prefix=S

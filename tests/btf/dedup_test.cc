@@ -869,6 +869,37 @@ TEST(Dedup, PreparedBaseLastUseMatchesLibbpfAndIsSpent) {
   }
 }
 
+// The base cache (btf/base_cache.h) keeps a DedupBase as DedupBase::save()
+// bytes: one made from them saves the same bytes again (its whole state
+// came back, the chain order of libbpf's hash map included) and gives
+// every split table libbpf's result; bytes cut short, or saved for a
+// smaller base, are refused.
+TEST(Dedup, PreparedBaseSavedAndRestoredMatchesLibbpf) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed * 6151);
+    std::vector<StructDef> pool = random_pool(rng, 3 + static_cast<int>(rng() % 10));
+    Btf base = random_base(rng, pool);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<uint8_t> saved = DedupBase(base).save();
+    DedupBase restored(base, saved);
+    ASSERT_TRUE(restored.save() == saved);
+    testing::LibbpfBtf lbase = testing::to_libbpf(base);
+    for (int module = 0; module < 3; ++module) {
+      Btf split(&base);
+      write_random_units(split, rng, pool, 1 + static_cast<int>(rng() % 4));
+      Btf theirs = libbpf_dedup(split, &base, lbase.get());
+      Btf ours = read_raw(write_raw(split), &base);
+      dedup(ours, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = &restored, .last_use = module == 2});
+      ASSERT_TRUE(write_raw(ours) == write_raw(theirs)) << "module " << module;
+    }
+    std::vector<uint8_t> cut(saved.begin(), saved.end() - 1);
+    EXPECT_THROW(DedupBase(base, cut), Error);
+    Btf smaller;
+    smaller.add_int("int", 4, INT_SIGNED);
+    EXPECT_THROW(DedupBase(smaller, saved), Error) << "ids past the end of this base";
+  }
+}
+
 // A prepared base keeps its working state between modules and undoes each
 // module's changes to it: a module big enough to outgrow the base's
 // candidate index, and modules deduplicated at the same time on several
