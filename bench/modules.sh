@@ -168,7 +168,7 @@ for ((r = 0; r < runs; r++)); do
 done
 b=$(medians "$tmp/btfc-sample.runs")
 o=$(medians "$tmp/btfc-one-sample.runs")
-c=$(medians "$tmp/btfc-cached-sample.runs")
+cached=$(medians "$tmp/btfc-cached-sample.runs")
 p=$(medians "$tmp/pahole-sample.runs")
 ratio() {  # "wall cpu rss" of pahole, of btfc -> the two ratios
   printf '%9.1fx %9.1fx' "$(awk -v a="${1%% *}" -v b="${2%% *}" 'BEGIN {print a / b}')" \
@@ -176,11 +176,11 @@ ratio() {  # "wall cpu rss" of pahole, of btfc -> the two ratios
 }
 report "btfc batch, $nsample (median of $runs)" "$b"
 report "btfc xargs -P$jobs, $nsample" "$o"
-report "  with the base cache" "$c"
+report "  with the base cache" "$cached"
 report "pahole xargs -P$jobs, $nsample" "$p"
 printf '%-26s %s\n' "ratio pahole / btfc batch" "$(ratio "$p" "$b")"
 printf '%-26s %s\n' "ratio pahole / btfc xargs" "$(ratio "$p" "$o")"
-printf '%-26s %s\n' "  with the base cache" "$(ratio "$p" "$c")"
+printf '%-26s %s\n' "  with the base cache" "$(ratio "$p" "$cached")"
 
 # 3. Every sampled module: btfc (batch) vs pahole.
 echo

@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/prefault.h"
+
 namespace btfc {
 
 class FlatWriter {
@@ -60,6 +62,9 @@ class FlatReader {
     static_assert(std::is_trivially_copyable_v<T>);
     uint64_t n;
     if (!value(n) || n > max || n > (in_.size() - pos_) / sizeof(T)) return false;
+    items.clear();
+    items.reserve(n);
+    prefault(items.data(), n * sizeof(T));
     items.resize(n);
     std::memcpy(items.data(), in_.data() + pos_, n * sizeof(T));
     pos_ += n * sizeof(T);

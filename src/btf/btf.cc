@@ -11,6 +11,7 @@
 
 #include "base/flat_bytes.h"
 #include "base/parallel.h"
+#include "base/prefault.h"
 
 namespace btfc::btf {
 
@@ -53,7 +54,7 @@ void StringTable::grow() { rehash(slots_.empty() ? kFirstSlots : slots_.size() *
 
 void StringTable::rehash(size_t slots) {
   std::vector<Slot> old = std::move(slots_);
-  slots_.assign(slots, Slot{});
+  assign_prefaulted(slots_, slots, Slot{});
   // The home slot is the hash's low bits, all kept in the tag (slots are
   // fewer than 2^32): no string is read or hashed again, which made each
   // doubling of a kernel's table a pass over all its strings.
@@ -76,6 +77,9 @@ void StringTable::index(uint32_t off, uint64_t h) {
 }
 
 void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
+  data_.clear();
+  data_.reserve(bytes.size());
+  prefault(data_.data(), bytes.size());  // a base's megabytes, copied while its reader waits
   data_.assign(bytes.begin(), bytes.end());
   unique_ = false;
   drop_index();
@@ -113,7 +117,7 @@ void StringTable::build_index() {
   });
   size_t n = 0;
   for (const std::vector<Entry>& p : parts) n += p.size();
-  slots_.assign(slots_for(n + 1), Slot{});  // sized once, not grown through every size on the way
+  assign_prefaulted(slots_, slots_for(n + 1), Slot{});  // sized once, not grown through every size on the way
   constexpr size_t kAhead = 16;
   for (size_t c = 0; c < parts.size(); ++c) {
     const std::vector<Entry>& p = parts[c];

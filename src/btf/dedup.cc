@@ -40,6 +40,7 @@
 #include "base/deep_stack.h"
 #include "base/flat_bytes.h"
 #include "base/parallel.h"
+#include "base/prefault.h"
 #include "base/timer.h"
 #include "base/uninit_vector.h"
 
@@ -183,7 +184,7 @@ class CandidateIndex {
   explicit CandidateIndex(size_t expected) {
     size_t cap = 1024;
     while (cap < expected * 2) cap *= 2;
-    slots_.assign(cap, Slot{});
+    assign_prefaulted(slots_, cap, Slot{});
     nodes_.reserve(expected + 1);
     nodes_.push_back(Node{});  // node 0: the end of a chain
   }
@@ -353,7 +354,7 @@ class CandidateIndex {
   void grow() {
     grown_ = true;  // a journal of slot positions is void now
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{});
+    assign_prefaulted(slots_, old.size() * 2, Slot{});
     for (const Slot& s : old)
       if (s.head) find_slot(s.tag) = s;
   }
@@ -963,8 +964,13 @@ class Deduper {
       kind_[0] = Kind::Unknown;
       map_[0] = 0;
       hypot_[0] = UNPROCESSED;
-      // The base's part (a 100k-type vmlinux for a module): fresh pages
-      // too, so in chunks as well.
+      // The base's part (a 100k-type vmlinux for a module): fresh pages,
+      // faulted in at once (a single module waits for them), then filled
+      // in chunks.
+      prefault(rec_.data(), start_ * sizeof(rec_[0]));
+      prefault(kind_.data(), start_ * sizeof(kind_[0]));
+      prefault(map_.data(), start_ * sizeof(map_[0]));
+      prefault(hypot_.data(), start_ * sizeof(hypot_[0]));
       parallel_for_ranges(1, start_, kIdChunk, [&](size_t lo, size_t hi) {
         for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
           rec_[id] = btf_.record(id);

@@ -17,6 +17,7 @@
 
 #include "base/mapped_file.h"
 #include "base/parallel.h"
+#include "base/prefault.h"
 #include "btf/distill.h"
 #include "elf/elf_file.h"
 
@@ -638,6 +639,7 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
   uint64_t type_start = uint64_t{hdr_len} + type_off;
   size_t nwords = type_len / 4;
   UninitVector<uint32_t> words(nwords);
+  prefault(words.data(), nwords * 4);
   parallel_for_ranges(0, nwords, size_t{1} << 16, [&](size_t lo, size_t hi) {
     for (size_t i = lo; i < hi; ++i) words[i] = load<uint32_t>(bytes.data() + type_start + 4 * i, big_endian);
   });
