@@ -4,15 +4,23 @@
 //
 //   std::vector<uint8_t> out;
 //   FlatWriter(out).value(count).array(std::span(slots));
-//   FlatReader in(bytes);
-//   if (!in.value(count) || !in.array(slots, max_slots) || !in.done()) ...  // does not fit
+//   uint64_t sum = flat_digest(out);
 //
-// Reading never goes past the bytes; a count over `max` or past the end
-// makes the read fail, and the caller treats the image as absent.
+//   FlatReader in(fd, offset, out.size());   // or FlatReader in(bytes)
+//   if (!in.value(count) || !in.array(slots, max_slots) || !in.done() || in.digest() != sum) ...  // not that image
+//
+// Reading never goes past the image; a count over `max` or past the end,
+// or a failed read, makes it fail, and the caller treats the image as
+// absent. Whatever has been read so far has an XXH3-64 digest, equal to
+// flat_digest() of the image once all of it is read: a file is read in
+// blocks straight into the arrays (pread, no mapping), each block hashed
+// while it is in cache, so checking a base cache entry costs no pass of
+// its own over its megabytes.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -45,37 +53,50 @@ class FlatWriter {
   std::vector<uint8_t>& out_;
 };
 
+// The digest a FlatReader gives once it has read all of `image`.
+uint64_t flat_digest(std::span<const uint8_t> image);
+
 class FlatReader {
  public:
-  explicit FlatReader(std::span<const uint8_t> in) : in_(in) {}
+  // The image in memory.
+  explicit FlatReader(std::span<const uint8_t> in);
+  // The image as `size` bytes of the open file `fd` at `offset`.
+  FlatReader(int fd, uint64_t offset, uint64_t size);
+  ~FlatReader();
+  FlatReader(const FlatReader&) = delete;
+  FlatReader& operator=(const FlatReader&) = delete;
+
   template <typename T>
   [[nodiscard]] bool value(T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
-    if (in_.size() - pos_ < sizeof v) return false;
-    std::memcpy(&v, in_.data() + pos_, sizeof v);
-    pos_ += sizeof v;
-    return true;
+    return take(&v, sizeof v);
   }
   // What array() wrote, into `items` (resized); at most `max` elements.
   template <typename T, typename A>
   [[nodiscard]] bool array(std::vector<T, A>& items, uint64_t max) {
     static_assert(std::is_trivially_copyable_v<T>);
     uint64_t n;
-    if (!value(n) || n > max || n > (in_.size() - pos_) / sizeof(T)) return false;
+    if (!value(n) || n > max || n > left() / sizeof(T)) return false;
     items.clear();
     items.reserve(n);
     prefault(items.data(), n * sizeof(T));
     items.resize(n);
-    std::memcpy(items.data(), in_.data() + pos_, n * sizeof(T));
-    pos_ += n * sizeof(T);
-    return true;
+    return take(items.data(), n * sizeof(T));
   }
   // True once every byte has been read.
-  bool done() const { return pos_ == in_.size(); }
+  bool done() const { return left() == 0; }
+  // XXH3-64 of the bytes read so far.
+  uint64_t digest() const;
 
  private:
-  std::span<const uint8_t> in_;
-  size_t pos_ = 0;
+  uint64_t left() const { return size_ - pos_; }
+  bool take(void* out, size_t n);  // the next n bytes, hashed; false past the end or on a failed read
+
+  std::span<const uint8_t> mem_;  // the image, or empty when read from fd_
+  int fd_ = -1;
+  uint64_t offset_ = 0, size_ = 0, pos_ = 0;
+  struct Hash;
+  std::unique_ptr<Hash> hash_;
 };
 
 }  // namespace btfc

@@ -2,10 +2,15 @@
 //
 // An entry is one file, DIR/base-<32 hex digits>.cache:
 //
-//   Header    magic, the two keys below, the sizes of the two images and
-//             an XXH3-64 checksum of them
+//   Header    magic, the two keys below, and the size and XXH3-64 digest
+//             of each image
 //   strings   StringTable::save_index() of the base's strings
 //   dedup     DedupBase::save()
+//
+// The images are read with pread straight into the tables (FlatReader),
+// side by side, and their digests checked once they are in: what a bad
+// image restored is then dropped (restoring checks every index link, so
+// a bad image cannot make it read out of bounds first).
 //
 // Its name is the XXH3-128 of (build key, base key): the build key is the
 // XXH3-128 of the running binary's GNU build ID (another build may hash or
@@ -29,10 +34,12 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/atomic_file.h"
 #include "base/build_id.h"
+#include "base/flat_bytes.h"
 #include "base/error.h"
 #include "base/mapped_file.h"
 #include "btf/reader.h"
@@ -58,8 +65,8 @@ struct Header {
   char magic[8];
   Key build, base;
   uint64_t base_size;
-  uint64_t strings_size, dedup_size;
-  uint64_t checksum;  // XXH3-64 of the bytes after the header
+  uint64_t strings_size, dedup_size;  // the images, in this order after the header
+  uint64_t strings_digest, dedup_digest;  // flat_digest() of each
 };
 
 const std::optional<Key>& build_key() {
@@ -93,30 +100,29 @@ std::string entry_path(const std::string& dir, const Key& build, const Key& base
   return dir + "/base-" + hex + ".cache";
 }
 
-// The two images of a usable entry, pointing into `file`.
+// An entry whose header is this base's and this build's: the open file
+// and the header (the images are still to be read and checked).
 struct Entry {
-  MappedFile file;
-  std::span<const uint8_t> strings, dedup;
+  int fd = -1;
+  Header header{};
+  Entry() = default;
+  Entry(Entry&& o) noexcept : fd(std::exchange(o.fd, -1)), header(o.header) {}
+  ~Entry() {
+    if (fd >= 0) ::close(fd);
+  }
 };
 std::optional<Entry> open_entry(const std::string& path, const Key& build, const Key& base, uint64_t base_size) {
   Entry e;
-  try {
-    e.file = MappedFile::open(path);
-  } catch (const Error&) {
-    return std::nullopt;  // none yet
-  }
-  Bytes b = e.file.bytes();
-  Header h;
-  if (b.size() < sizeof h) return std::nullopt;
-  std::memcpy(&h, b.data(), sizeof h);
+  e.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (e.fd < 0) return std::nullopt;  // none yet
+  struct stat st;
+  if (::fstat(e.fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  Header& h = e.header;
+  if (size < sizeof h || ::pread(e.fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h)) return std::nullopt;
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || !(h.build == build) || !(h.base == base) ||
-      h.base_size != base_size || h.strings_size > b.size() - sizeof h ||
-      h.dedup_size != b.size() - sizeof h - h.strings_size)
+      h.base_size != base_size || h.strings_size > size - sizeof h || h.dedup_size != size - sizeof h - h.strings_size)
     return std::nullopt;
-  Bytes payload = b.subspan(sizeof h);
-  if (XXH3_64bits(payload.data(), payload.size()) != h.checksum) return std::nullopt;
-  e.strings = payload.first(h.strings_size);
-  e.dedup = payload.subspan(h.strings_size);
   return e;
 }
 
@@ -162,7 +168,8 @@ bool store(const std::string& path, const Key& build, const Key& base, uint64_t 
   h.base_size = base_size;
   h.strings_size = strings_size;
   h.dedup_size = dedup.size();
-  h.checksum = XXH3_64bits(bytes.data() + sizeof h, bytes.size() - sizeof h);
+  h.strings_digest = flat_digest(std::span(bytes).subspan(sizeof h, strings_size));
+  h.dedup_digest = flat_digest(dedup);
   std::memcpy(bytes.data(), &h, sizeof h);
   try {
     write_file_atomic(path, bytes);
@@ -222,13 +229,17 @@ BaseCacheUse read_base_cached(const std::string& path, const std::string& dir, B
   const std::string entry = dir_ok ? entry_path(dir, *build, base) : std::string();
   if (dir_ok) {
     if (std::optional<Entry> e = open_entry(entry, *build, base, bytes.size())) {
+      const Header& h = e->header;
+      FlatReader strings(e->fd, sizeof h, h.strings_size), dedup(e->fd, sizeof h + h.strings_size, h.dedup_size);
       try {
-        read_raw_checked_before(out, bytes, e->strings, [&](const Btf& b) { index.emplace(b, e->dedup); });
-        ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // used now: kept by evict()
-        return BaseCacheUse::Hit;
+        read_raw_checked_before(out, bytes, strings, [&](const Btf& b) { index.emplace(b, dedup); });
+        if (strings.digest() == h.strings_digest && dedup.digest() == h.dedup_digest) {
+          ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // used now: kept by evict()
+          return BaseCacheUse::Hit;
+        }
       } catch (const Error&) {
-        index.reset();  // an entry that does not fit after all: read in full
       }
+      index.reset();  // a damaged entry, or one that does not fit after all: read in full
     }
   }
   try {

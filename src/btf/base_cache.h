@@ -8,7 +8,8 @@
 // small module's 39. With a cache directory (BTFC_BASE_CACHE=DIR, or
 // EncodeOptions::base_cache_dir), the first run stores the string index
 // and the DedupBase as one file, and every later run on the same base
-// bytes, by the same btfc binary, maps it instead of redoing the work.
+// bytes, by the same btfc binary, reads it back instead of redoing the
+// work.
 //
 //   btf::Btf base;
 //   std::optional<btf::DedupBase> index;

@@ -147,9 +147,8 @@ void StringTable::save_index(std::vector<uint8_t>& out) const {
   FlatWriter(out).value(uint64_t{count_}).array(std::span<const Slot>(slots_));
 }
 
-bool StringTable::restore_index(std::span<const uint8_t> saved) {
+bool StringTable::restore_index(FlatReader& in) {
   drop_index();
-  FlatReader in(saved);
   uint64_t count;
   std::vector<Slot> slots;
   if (!in.value(count) || !in.array(slots, uint64_t{1} << 32) || !in.done()) return false;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/flat_bytes.h"
 #include "base/uninit_vector.h"
 
 namespace btfc::btf {
@@ -347,11 +348,11 @@ class StringTable {
 
   // The hash index as bytes, and back, for the base cache
   // (btf/base_cache.h): a table given the same bytes again gets the same
-  // index without hashing every string. restore_index() takes only what
-  // save_index() of a table with these very bytes gave (false: the size
+  // index without hashing every string. restore_index() reads all of an
+  // image save_index() made of a table with these very bytes (false: it
   // does not fit, and the table is left without an index).
   void save_index(std::vector<uint8_t>& out) const;
-  bool restore_index(std::span<const uint8_t> saved);
+  bool restore_index(FlatReader& saved);
 
  private:
   struct Slot {
@@ -575,7 +576,7 @@ class Btf {
   void index_strings() { strings_.build_index(); }
   // Or takes the index StringTable::save_index() made of these strings
   // (the base cache); false if it does not fit.
-  bool restore_string_index(std::span<const uint8_t> saved) { return strings_.restore_index(saved); }
+  bool restore_string_index(FlatReader& saved) { return strings_.restore_index(saved); }
   // Takes the records and a string table (dedup's, the reader's), or the
   // records only (the strings stay).
   void assign_raw(UninitVector<uint32_t> words, UninitVector<uint32_t> offsets, StringTable strings);

@@ -591,8 +591,7 @@ std::vector<uint8_t> DedupBase::save() const {
   return out;
 }
 
-DedupBase::DedupBase(const Btf& base, std::span<const uint8_t> saved) {
-  FlatReader in(saved);
+DedupBase::DedupBase(const Btf& base, FlatReader& in) {
   std::optional<CandidateIndex> index = CandidateIndex::restore(in, base.end_id());
   std::optional<UniqueNames> composites = index ? UniqueNames::restore(in, base.end_id()) : std::nullopt;
   if (!composites || !in.done()) throw Error("saved dedup index does not fit the base");

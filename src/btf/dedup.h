@@ -91,7 +91,7 @@ class DedupBase {
   // (btf/base_cache.h) keeps them between runs. The constructor throws
   // btfc::Error if `saved` is not such an image for a base of this size.
   std::vector<uint8_t> save() const;
-  DedupBase(const Btf& base, std::span<const uint8_t> saved);
+  DedupBase(const Btf& base, FlatReader& saved);
   ~DedupBase();
   DedupBase(const DedupBase&) = delete;
   DedupBase& operator=(const DedupBase&) = delete;

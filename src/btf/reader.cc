@@ -579,7 +579,7 @@ namespace {
 // read_raw into `out`, running `beside` (if any) beside the checks; with
 // `saved_strings`, see read_raw_checked_before.
 void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view section, const BesideChecks& beside,
-                   const std::span<const uint8_t>* saved_strings) {
+                   FlatReader* saved_strings) {
   Reader r(bytes, section, false);
   if (bytes.size() < 8) r.fail_at(0, "too short for a BTF header (" + std::to_string(bytes.size()) + " bytes)");
   bool big_endian;
@@ -677,8 +677,7 @@ void read_raw(Btf& out, Bytes bytes, const BesideChecks& beside) {
   read_raw_into(out, bytes, nullptr, ".BTF", beside, nullptr);
 }
 
-void read_raw_checked_before(Btf& out, Bytes bytes, std::span<const uint8_t> saved_strings,
-                             const BesideChecks& beside) {
+void read_raw_checked_before(Btf& out, Bytes bytes, FlatReader& saved_strings, const BesideChecks& beside) {
   read_raw_into(out, bytes, nullptr, ".BTF", beside, &saved_strings);
 }
 

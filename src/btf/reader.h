@@ -54,10 +54,9 @@ void read_raw(Btf& out, Bytes bytes, const BesideChecks& beside);
 // The same for bytes that passed all of read_raw's checks before, in this
 // very binary: the base cache (btf/base_cache.h) knows them by their hash.
 // Only the header and record layout are checked again; the string index
-// is the one StringTable::save_index() made of them. Throws btfc::Error if
-// `saved_strings` does not fit.
-void read_raw_checked_before(Btf& out, Bytes bytes, std::span<const uint8_t> saved_strings,
-                             const BesideChecks& beside);
+// is read from the image StringTable::save_index() made of them. Throws
+// btfc::Error if the image does not fit.
+void read_raw_checked_before(Btf& out, Bytes bytes, FlatReader& saved_strings, const BesideChecks& beside);
 
 // The semantic checks read_raw runs, for tables built in memory too.
 // `types_offset`: where word 0 of the records sits in the section, for

@@ -881,7 +881,10 @@ TEST(Dedup, PreparedBaseSavedAndRestoredMatchesLibbpf) {
     Btf base = random_base(rng, pool);
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::vector<uint8_t> saved = DedupBase(base).save();
-    DedupBase restored(base, saved);
+    FlatReader in(saved);
+    DedupBase restored(base, in);
+    ASSERT_TRUE(in.done());
+    ASSERT_EQ(in.digest(), flat_digest(saved));
     ASSERT_TRUE(restored.save() == saved);
     testing::LibbpfBtf lbase = testing::to_libbpf(base);
     for (int module = 0; module < 3; ++module) {
@@ -893,10 +896,12 @@ TEST(Dedup, PreparedBaseSavedAndRestoredMatchesLibbpf) {
       ASSERT_TRUE(write_raw(ours) == write_raw(theirs)) << "module " << module;
     }
     std::vector<uint8_t> cut(saved.begin(), saved.end() - 1);
-    EXPECT_THROW(DedupBase(base, cut), Error);
+    FlatReader cut_in(cut);
+    EXPECT_THROW(DedupBase(base, cut_in), Error);
     Btf smaller;
     smaller.add_int("int", 4, INT_SIGNED);
-    EXPECT_THROW(DedupBase(smaller, saved), Error) << "ids past the end of this base";
+    FlatReader again(saved);
+    EXPECT_THROW(DedupBase(smaller, again), Error) << "ids past the end of this base";
   }
 }
 
