@@ -39,8 +39,8 @@
 
 #include "base/atomic_file.h"
 #include "base/build_id.h"
-#include "base/flat_bytes.h"
 #include "base/error.h"
+#include "base/flat_bytes.h"
 #include "base/mapped_file.h"
 #include "btf/reader.h"
 #include "elf/elf_file.h"
