@@ -154,6 +154,15 @@ bool StringTable::restore_index(FlatReader& in) {
   if (!in.value(count) || !in.array(slots, uint64_t{1} << 32) || !in.done()) return false;
   const size_t n = slots.size();
   if (n == 0 || (n & (n - 1)) || count * 2 > n) return false;  // the shape every index has
+  // Every entry a string of this table, and as many as counted: a probe
+  // then always meets an empty slot, and finds offsets in range.
+  uint64_t used = 0;
+  for (const Slot& slot : slots) {
+    if (!slot.off1) continue;
+    if (slot.off1 > data_.size()) return false;
+    ++used;
+  }
+  if (used != count) return false;
   slots_ = std::move(slots);
   count_ = static_cast<uint32_t>(count);
   no_index_ = false;

@@ -207,8 +207,12 @@ class CandidateIndex {
       return std::nullopt;
     const size_t n_slots = x.slots_.size(), n_nodes = x.nodes_.size();
     if (n_slots < 1024 || (n_slots & (n_slots - 1)) || count * 2 > n_slots || n_nodes == 0) return std::nullopt;
-    for (const Slot& s : x.slots_)
+    uint64_t used = 0;  // as many as counted: a probe then always meets an empty slot
+    for (const Slot& s : x.slots_) {
       if (s.head >= n_nodes || s.tail >= n_nodes || (s.head == 0) != (s.tail == 0)) return std::nullopt;
+      used += s.head != 0;
+    }
+    if (used != count) return std::nullopt;
     for (size_t i = 1; i < n_nodes; ++i) {
       const Node& node = x.nodes_[i];
       if (node.id == 0 || node.id >= end_id || node.next >= n_nodes || node.prev >= n_nodes) return std::nullopt;
