@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -63,8 +64,13 @@ void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
     // an outer item never starts on top of an unfinished one.
     tbb::this_task_arena::isolate([&] { loop(threads, run_item); });
   } else {
-    tbb::task_arena arena(static_cast<int>(threads));
-    arena.execute([&] { loop(threads, run_item); });
+    // No more threads than items: a loop of 4 items at -j16 wakes 3
+    // workers, not 15 that would find nothing to do and spin before they
+    // sleep (a single small module's run at -j16 spent twice the CPU
+    // time of -j1, for the same wall time).
+    const unsigned used = static_cast<unsigned>(std::min<size_t>(threads, n));
+    tbb::task_arena arena(static_cast<int>(used));
+    arena.execute([&] { loop(used, run_item); });
   }
   errors.rethrow();
 }

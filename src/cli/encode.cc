@@ -41,6 +41,7 @@ int run(Args args, bool pahole_mode) {
   convert::EncodeStats s = convert::encode(o);
   if (o.stats) {
     if (s.files > 1) std::fprintf(stderr, "files        %zu (%zu written)\n", s.files, s.files_written);
+    std::fprintf(stderr, "threads      %u\n", s.threads);
     std::fprintf(stderr, "units        %zu (%zu skipped)\n", s.units, s.units_skipped);
     if (s.files_by_unit)
       std::fprintf(stderr, "by unit      %zu file%s relocated unit by unit\n", s.files_by_unit, s.files_by_unit > 1 ? "s" : "");

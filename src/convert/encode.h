@@ -62,6 +62,7 @@ struct EncodeStats {
   size_t files_by_unit = 0;         // files whose units were relocated one by one
   size_t files_redone = 0;          // files whose staged dedup ran its type passes again (btf::DedupReport)
   btf::BaseCacheUse base_cache = btf::BaseCacheUse::Off;  // a single module's base (btf/base_cache.h)
+  unsigned threads = 0;             // the threads it ran on (-j without a number: see encode())
 };
 
 // The files a batch encodes: FILE arguments as given, directories searched
