@@ -111,7 +111,10 @@ TEST(BaseCache, DamagedEntryIsReplaced) {
   std::vector<std::string> e = entries(cache);
   ASSERT_EQ(e.size(), 1u);
   std::string bytes = read_file(e[0]);
-  for (size_t at : {size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
+  // The magic, the build's key (another btfc build), the base's key (another
+  // base), the base's size, both images' digests, inside each image.
+  for (size_t at : {size_t{3}, size_t{8}, size_t{24}, size_t{40}, size_t{64}, size_t{72}, bytes.size() / 2,
+                    bytes.size() - 1}) {
     std::string bad = bytes;
     bad[at] ^= 0x40;
     std::ofstream(e[0], std::ios::binary | std::ios::trunc) << bad;
