@@ -376,15 +376,36 @@ btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* st
 
 namespace {
 
+// The threads for `-j` without a number on a single file: the cores, but
+// no more than the file has megabytes of DWARF, and at least one. A kernel
+// build runs `pahole -j` once per module, as many at once as there are
+// cores, and most modules are small: xfrm_algo.ko (33 KB of .debug_info)
+// took 15 ms of CPU on one thread and 19 on two (29 on 16), for the same
+// wall time, the idle workers spinning before they sleep; over a sample
+// of 404 modules run two at a time, one thread each was 7% faster. A big
+// file (ext4.ko's 4.6 MB: 71 -> 54 ms on two threads) keeps them.
+unsigned threads_for(const elf::ElfFile& elf) {
+  const elf::Section* s = elf.find_section(".debug_info");
+  uint64_t dwarf = s ? s->size : 0;
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::clamp<uint64_t>(dwarf >> 20, 1, hw));
+}
+
 // One file, the single-file path: build, then write detached (`out` set)
-// or into the file's .BTF section.
+// or into the file's .BTF section. `set_threads`: the file alone is
+// encoded, and -j (o.jobs) is applied once the file is open.
 EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const std::string& out_path,
-                        BaseInput base_input) {
+                        BaseInput base_input, bool set_threads = false) {
   EncodeStats stats;
   stats.files = 1;
   std::unique_ptr<elf::ElfFile> elf;
   try {
     elf = elf::ElfFile::open(input);
+    if (set_threads) {
+      set_jobs(o.jobs ? o.jobs : threads_for(*elf));
+      tune_allocator(jobs());
+      stats.threads = jobs();
+    }
     btf::Btf out = build(o, *elf, base_input, stats);
     // pahole writes nothing when there is nothing to encode (1.2).
     if (out.type_count() == 0) return stats;
@@ -456,41 +477,12 @@ std::string batch_output_path(const std::string& dir, const std::string& file) {
   return (std::filesystem::path(dir) / (name + ".btf")).string();
 }
 
-namespace {
-
-// The threads for `-j` without a number on a single file: the cores, but
-// no more than the file has megabytes of DWARF, and at least one. A kernel
-// build runs `pahole -j` once per module, as many at once as there are
-// cores, and most modules are small: xfrm_algo.ko (33 KB of .debug_info)
-// took 15 ms of CPU on one thread and 19 on two (29 on 16), for the same
-// wall time, the idle workers spinning before they sleep; over a sample
-// of 404 modules run two at a time, one thread each was 7% faster. A big
-// file (ext4.ko's 4.6 MB: 71 -> 54 ms on two threads) keeps them.
-unsigned threads_for_file(const std::string& path) {
-  uint64_t dwarf = 0;
-  try {
-    std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
-    if (const elf::Section* s = elf->find_section(".debug_info")) dwarf = s->size;
-  } catch (const Error&) {
-    return 0;  // the cores: encoding it says what is wrong
-  }
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<unsigned>(std::clamp<uint64_t>(dwarf >> 20, 1, hw));
-}
-
-}  // namespace
-
 EncodeStats encode(const EncodeOptions& o) {
   // A single module caches what it builds from its base for the next
   // run (a kernel build runs one per module); batch mode builds it once.
-  if (!is_batch(o)) {
-    set_jobs(o.jobs ? o.jobs : threads_for_file(o.input));
-    tune_allocator(jobs());
-    EncodeStats stats =
-        encode_file(o, o.input, o.detached_path, BaseInput{.path = o.base_path, .cache_dir = o.base_cache_dir});
-    stats.threads = jobs();
-    return stats;
-  }
+  if (!is_batch(o))
+    return encode_file(o, o.input, o.detached_path, BaseInput{.path = o.base_path, .cache_dir = o.base_cache_dir},
+                       /*set_threads=*/true);
   set_jobs(o.jobs);
   tune_allocator(jobs());
   // Read and indexed for dedup once; every module's dedup starts from it.
