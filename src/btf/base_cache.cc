@@ -33,7 +33,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -41,9 +41,7 @@
 #include "base/build_id.h"
 #include "base/error.h"
 #include "base/flat_bytes.h"
-#include "base/mapped_file.h"
 #include "btf/reader.h"
-#include "elf/elf_file.h"
 
 namespace btfc::btf {
 
@@ -204,28 +202,20 @@ BaseCacheUse read_base_cached(const std::string& path, const std::string& dir, B
   // The BTF bytes as read_file finds them; anything else (not BTF, no
   // .BTF, a distilled module, a file that cannot be read) goes to
   // read_file, which says what is wrong.
-  MappedFile file;
-  std::unique_ptr<elf::ElfFile> elf;
-  Bytes bytes;
+  std::optional<BtfFile> f;
   try {
-    file = MappedFile::open(path);
-    if (is_raw_btf(file.bytes())) {
-      bytes = file.bytes();
-    } else {
-      elf = elf::ElfFile::open(path);
-      const elf::Section* s = elf->find_section(".BTF");
-      if (s && !elf->find_section_exact(".BTF.base")) bytes = elf->section_data(*s);
-    }
+    f.emplace(BtfFile::open(path));
   } catch (const Error&) {
-    bytes = {};
+    f.reset();
   }
-  if (bytes.empty()) {
+  if (!f || f->distilled_base || f->bytes.empty()) {
     read_in_full();
     return BaseCacheUse::Off;
   }
+  const Bytes bytes = f->bytes;
 
-  const Key base = key_of(bytes.data(), bytes.size());
   const bool dir_ok = usable_dir(dir);
+  const Key base = dir_ok ? key_of(bytes.data(), bytes.size()) : Key{};  // only a usable directory needs it
   const std::string entry = dir_ok ? entry_path(dir, *build, base) : std::string();
   if (dir_ok) {
     if (std::optional<Entry> e = open_entry(entry, *build, base, bytes.size())) {

@@ -687,25 +687,40 @@ Btf read_raw(Bytes bytes, const Btf* base, std::string_view section) {
   return btf;
 }
 
+BtfFile::BtfFile() = default;
+BtfFile::BtfFile(BtfFile&&) noexcept = default;
+BtfFile::~BtfFile() = default;
+
+BtfFile BtfFile::open(const std::string& path) {
+  BtfFile f;
+  f.file = MappedFile::open(path);
+  if (is_raw_btf(f.file.bytes())) {
+    f.bytes = f.file.bytes();
+    return f;
+  }
+  f.elf = elf::ElfFile::open(path);
+  const elf::Section* s = f.elf->find_section(".BTF");
+  if (!s) throw Error("no .BTF section (and not raw BTF)");
+  f.bytes = f.elf->section_data(*s);
+  f.distilled_base = f.elf->find_section_exact(".BTF.base");
+  return f;
+}
+
 void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside) {
   try {
-    MappedFile file = MappedFile::open(path);
-    if (is_raw_btf(file.bytes())) return read_raw_into(out, file.bytes(), base, ".BTF", beside, nullptr);
-    auto elf = elf::ElfFile::open(path);
-    const elf::Section* s = elf->find_section(".BTF");
-    if (!s) throw Error("no .BTF section (and not raw BTF)");
+    BtfFile f = BtfFile::open(path);
     // A module encoded with distilled_base: .BTF is split on .BTF.base.
     // Given the full base, relocate onto it as libbpf 1.5's parser does.
-    if (const elf::Section* d = elf->find_section_exact(".BTF.base")) {
+    if (f.distilled_base) {
       if (!base)
         throw Error(".BTF.base: .BTF is split BTF on this distilled base; give the full base (e.g. vmlinux) "
                     "to relocate it onto");
-      Btf distilled = read_raw(elf->section_data(*d), nullptr, ".BTF.base");
-      out = relocate(read_raw(elf->section_data(*s), &distilled, ".BTF"), *base);
+      Btf distilled = read_raw(f.elf->section_data(*f.distilled_base), nullptr, ".BTF.base");
+      out = relocate(read_raw(f.bytes, &distilled, ".BTF"), *base);
       if (beside) beside(out);  // the table is computed, not read: nothing to run beside
       return;
     }
-    read_raw_into(out, elf->section_data(*s), base, ".BTF", beside, nullptr);
+    read_raw_into(out, f.bytes, base, ".BTF", beside, nullptr);
   } catch (Error& e) {
     throw e.with_file(path);
   }

@@ -15,11 +15,18 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "base/mapped_file.h"
 #include "base/reader.h"
 #include "btf/btf.h"
+
+namespace btfc::elf {
+class ElfFile;
+struct Section;
+}  // namespace btfc::elf
 
 namespace btfc::btf {
 
@@ -35,6 +42,22 @@ Btf read_raw(Bytes bytes, const Btf* base = nullptr, std::string_view section = 
 // distilled_base) needs `base`: its .BTF is relocated onto it (relocate()
 // in btf/distill.h), as libbpf 1.5 does when given a base.
 Btf read_file(const std::string& path, const Btf* base = nullptr);
+
+// A file's BTF as read_file finds it: the whole file when it is raw BTF,
+// else the ELF file's .BTF section, and .BTF.base if it has one. The file
+// stays mapped, and `bytes` valid, while this lives. open() throws
+// btfc::Error (the caller adds the file's name) when there is no .BTF.
+struct BtfFile {
+  static BtfFile open(const std::string& path);
+  BtfFile();
+  BtfFile(BtfFile&&) noexcept;
+  ~BtfFile();
+
+  MappedFile file;
+  std::unique_ptr<elf::ElfFile> elf;             // null for raw BTF
+  Bytes bytes;                                   // the BTF (.BTF's bytes in an ELF file)
+  const elf::Section* distilled_base = nullptr;  // .BTF.base, if any
+};
 
 // What a caller builds from a table while it is being read (a module's
 // base: dedup's index of it, which a single small module waits for): run
