@@ -77,9 +77,7 @@ class FlatReader {
     static_assert(std::is_trivially_copyable_v<T>);
     uint64_t n;
     if (!value(n) || n > max || n > left() / sizeof(T)) return false;
-    items.clear();
-    items.reserve(n);
-    prefault(items.data(), n * sizeof(T));
+    reserve_prefaulted(items, n);
     items.resize(n);
     return take(items.data(), n * sizeof(T));
   }

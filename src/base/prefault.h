@@ -19,13 +19,20 @@ namespace btfc {
 // then fault in as they are touched).
 void prefault(const void* p, size_t bytes);
 
+// Empties `v` and gives it room for n elements, faulted in at once, for
+// a fill that follows (a copy, a zeroing).
+template <typename Vector>
+void reserve_prefaulted(Vector& v, size_t n) {
+  v.clear();
+  v.reserve(n);
+  prefault(v.data(), n * sizeof(typename Vector::value_type));
+}
+
 // v.assign(n, value) into a buffer faulted in at once: a hash index's
 // slots, zeroed by one thread before use.
 template <typename Vector>
 void assign_prefaulted(Vector& v, size_t n, const typename Vector::value_type& value) {
-  v.clear();
-  v.reserve(n);
-  prefault(v.data(), n * sizeof(value));
+  reserve_prefaulted(v, n);
   v.assign(n, value);
 }
 

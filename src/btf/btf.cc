@@ -77,9 +77,7 @@ void StringTable::index(uint32_t off, uint64_t h) {
 }
 
 void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
-  data_.clear();
-  data_.reserve(bytes.size());
-  prefault(data_.data(), bytes.size());  // a base's megabytes, copied while its reader waits
+  reserve_prefaulted(data_, bytes.size());  // a base's megabytes, copied while its reader waits
   data_.assign(bytes.begin(), bytes.end());
   unique_ = false;
   drop_index();
