@@ -614,7 +614,8 @@ class Deduper {
 
  public:
   Deduper(Btf& btf, const DedupOptions& options)
-      : btf_(btf), compat_(options.compat), last_use_(options.last_use), start_(btf.start_id()), end_(btf.end_id()),
+      : btf_(btf), compat_(options.compat), last_use_(options.last_use),
+        keep_shared_(options.keep_shared_names && !btf.shared_strings().empty()), start_(btf.start_id()), end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
         rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
@@ -1078,7 +1079,7 @@ class Deduper {
   // completes the prefix of chunks resolved.
   struct NameChunks {
     explicit NameChunks(Deduper& d)
-        : d(d), chunks((d.end_ - d.start_ + kNameChunk - 1) / kNameChunk), fresh(chunks),
+        : d(d), chunks((d.end_ - d.start_ + kNameChunk - 1) / kNameChunk), fresh(chunks), patches(chunks),
           resolved(new std::atomic<bool>[chunks]), strings(d.btf_.base() == nullptr) {
       if (d.btf_.start_str_off() >= NEW_NAME) d.fail(d.start_, "the base's strings are too big to be deduplicated");
       for (size_t c = 0; c < chunks; ++c) resolved[c] = false;
@@ -1087,7 +1088,7 @@ class Deduper {
     uint32_t hi(size_t c) const { return std::min(d.end_, lo(c) + kNameChunk); }
     // a for chunk c, then b-d for what it completes.
     void resolve(size_t c, bool with_prims) {
-      d.resolve_names(lo(c), hi(c), fresh[c]);
+      d.resolve_names(lo(c), hi(c), fresh[c], patches[c]);
       resolved[c].store(true);
       finish_ready(with_prims);
     }
@@ -1140,7 +1141,10 @@ class Deduper {
       std::vector<uint32_t> final_off(fresh[c].size());
       for (size_t k = 0; k < fresh[c].size(); ++k) final_off[k] = start_off + strings.add(fresh[c][k].s, fresh[c][k].h);
       std::vector<NewName>().swap(fresh[c]);
-      if (!final_off.empty())
+      if (d.keep_shared_) {
+        for (uint32_t* w : patches[c]) *w = final_off[*w - NEW_NAME];
+        std::vector<uint32_t*>().swap(patches[c]);
+      } else if (!final_off.empty())
         for (uint32_t id = lo(c); id < hi(c); ++id)
           visit_str_off_words(d.own(id), [&](uint32_t& off) {
             if (off >= NEW_NAME) off = final_off[off - NEW_NAME];
@@ -1151,6 +1155,9 @@ class Deduper {
     Deduper& d;
     const size_t chunks;
     std::vector<std::vector<NewName>> fresh;  // per chunk: the names a found new
+    // per chunk, with keep_shared_names: the words a set to NEW_NAME + k
+    // (a shared offset looks like one)
+    std::vector<std::vector<uint32_t*>> patches;
     std::unique_ptr<std::atomic<bool>[]> resolved;
     std::atomic<size_t> next{0};      // the next chunk for a
     std::mutex finishing;             // held by the thread doing b-d
@@ -1255,7 +1262,7 @@ class Deduper {
   // before it: equal, it is that name, with no hashing and no lookup.
   // Otherwise it is hashed and looked up in the chunk's table of names
   // met (they repeat, and it stays in cache), then in the base.
-  void resolve_names(uint32_t lo, uint32_t hi, std::vector<NewName>& fresh) {
+  void resolve_names(uint32_t lo, uint32_t hi, std::vector<NewName>& fresh, std::vector<uint32_t*>& patch) {
     const uint32_t start_off = btf_.start_str_off();
     const Btf* base = btf_.base();
     constexpr uint32_t kNone = UINT32_MAX;
@@ -1318,6 +1325,7 @@ class Deduper {
         Met& m = names[k];
         m.text = texts[i];
         *outs[i] = m.result;
+        if (keep_shared_ && m.result >= NEW_NAME) patch.push_back(outs[i]);
         cache_slot(offs[i]) = {offs[i], m.result};
         prev = k;
       }
@@ -1328,8 +1336,10 @@ class Deduper {
     for (uint32_t id = lo; id < hi; ++id)
       visit_str_off_words(own(id), [&](uint32_t& off) {
         if (off == 0 || off < start_off) return;  // "", or a base string already
+        if (keep_shared_ && off >= Btf::SHARED_STR_BASE && btf_.is_shared_str_off(off)) return;
         if (const Cached& c = cache_slot(off); c.off == off) {
           off = c.result;
+          if (keep_shared_ && off >= NEW_NAME) patch.push_back(&off);
           return;
         }
         const char* text;
@@ -1769,13 +1779,19 @@ class Deduper {
     }
     // The new string table as the string pass built it, index and all
     // (or the table's own, when it was in order already).
-    if (strings_kept_) btf_.assign_records(std::move(out_words), std::move(out_offsets));
-    else btf_.assign_raw(std::move(out_words), std::move(out_offsets), std::move(new_strings_));
+    if (strings_kept_) {
+      btf_.assign_records(std::move(out_words), std::move(out_offsets));
+    } else {
+      const std::span<const char> shared = btf_.shared_strings();
+      btf_.assign_raw(std::move(out_words), std::move(out_offsets), std::move(new_strings_));
+      if (keep_shared_) btf_.share_strings(shared);
+    }
   }
 
   Btf& btf_;
   DedupCompat compat_;
   bool last_use_;
+  bool keep_shared_;  // DedupOptions::keep_shared_names, with a region to keep
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own

@@ -127,6 +127,12 @@ struct DedupOptions {
   // libbpf's order gives it, passes 2-3 run again whole. Fewer than two
   // stages: ignored.
   std::span<const TypeId> stages = {};
+  // The table's shared strings (Btf::share_strings) are each named at one
+  // offset, and no own string and no "" is among them: the string pass
+  // leaves their offsets as they are and only folds the own strings, and
+  // the table keeps sharing the region. Whoever sets this checks it
+  // afterwards (btf::SharedNames).
+  bool keep_shared_names = false;
   DedupReport* report = nullptr;
 };
 

@@ -3,6 +3,7 @@
 // a per-unit cache indexed by string offset.
 #include "btf/merge.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,42 @@
 
 namespace btfc::btf {
 
-TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids) {
+SharedNames::Slot& SharedNames::slot(uint32_t at) {
+  if ((count_ + 1) * 2 > slots_.size()) {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& s : old)
+      if (s.key) {
+        size_t i = (s.key * 0x9e3779b1u) & (slots_.size() - 1);
+        while (slots_[i].key) i = (i + 1) & (slots_.size() - 1);
+        slots_[i] = s;
+      }
+  }
+  const uint32_t key = at + 1;
+  size_t i = (key * 0x9e3779b1u) & (slots_.size() - 1);
+  for (; slots_[i].key; i = (i + 1) & (slots_.size() - 1))
+    if (slots_[i].key == key) return slots_[i];
+  ++count_;
+  slots_[i] = {key, 0, 0};
+  return slots_[i];
+}
+
+void SharedNames::named(uint32_t out_off) {
+  if (out_off / 64 >= named_.size()) named_.resize(std::max<size_t>(out_off / 64 + 1, named_.size() * 2));
+  uint64_t& word = named_[out_off / 64];
+  const uint64_t bit = uint64_t{1} << (out_off % 64);
+  if (word & bit) held_ = false;  // a second source in this table
+  word |= bit;
+  touched_.push_back(out_off);
+}
+
+void SharedNames::next_table() {
+  for (uint32_t o : touched_) named_[o / 64] = 0;
+  touched_.clear();
+  ++table_;
+}
+
+TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids, SharedNames* shared) {
   TypeId first = out.end_id();
   TypeId unit_start = unit.start_id();
   TypeId unit_end = unit.end_id();
@@ -35,6 +71,20 @@ TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids) {
       }
     });
     visit_str_off_words(rec.data(), [&](uint32_t& off) {
+      if (shared && unit.is_shared_str_off(off)) {
+        SharedNames::Slot& s = shared->slot(off - Btf::SHARED_STR_BASE);
+        if (s.out_off == 0) {
+          const std::string_view text = unit.str(off);
+          shared->held_ &= !text.empty();
+          s.out_off = out.add_string(text);
+        }
+        if (s.table != shared->table_) {
+          s.table = shared->table_;
+          shared->named(s.out_off);
+        }
+        off = s.out_off;
+        return;
+      }
       if (off < str_start) {
         // A base string (or ""): the same offset if out shares the base.
         if (off != 0 && !base_ids.empty()) off = out.add_string(unit.str(off));
@@ -42,11 +92,15 @@ TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids) {
       }
       uint32_t rel = off - str_start;
       if (rel >= str_cache.size()) throw Error("BTF append: string offset " + std::to_string(off) + " out of range");
-      if (str_cache[rel] == UINT32_MAX) str_cache[rel] = out.add_string(unit.strings().at(rel));
+      if (str_cache[rel] == UINT32_MAX) {
+        str_cache[rel] = out.add_string(unit.strings().at(rel));
+        if (shared && str_cache[rel] != 0) shared->named(str_cache[rel]);
+      }
       off = str_cache[rel];
     });
     out.add_record(rec);
   }
+  if (shared) shared->next_table();
   return first;
 }
 

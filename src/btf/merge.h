@@ -20,9 +20,46 @@
 
 namespace btfc::btf {
 
+// For appending tables whose names still point into a shared region (see
+// Btf::share_strings; dedup with DedupOptions::keep_shared_names leaves
+// them so): where each region offset's string landed in `out`, looked up
+// once, and a check of what that dedup assumed of each table: no text
+// named at two of its shared offsets, or at one of them and by one of its
+// own strings, and no "" among them. Two tables may name a text
+// differently: each was deduplicated on its own. Memory goes with the
+// names met, not with the region.
+class SharedNames {
+ public:
+  // False once an appended table broke the assumption (its dedup may then
+  // have kept two types apart that a dedup by text would have folded).
+  bool held() const { return held_; }
+
+ private:
+  friend TypeId append(Btf&, const Btf&, std::span<const TypeId>, SharedNames*);
+  struct Slot {
+    uint32_t key = 0;    // region offset + 1; 0: empty
+    uint32_t out_off;    // its string's offset in out
+    uint32_t table;      // the last table that named it (+1)
+  };
+  // The slot of region offset `at`, inserted if new (out_off then 0).
+  Slot& slot(uint32_t at);
+  // Within the table being appended, the first naming of out's string at
+  // `out_off` by one source (a region offset, or an own string).
+  void named(uint32_t out_off);
+  void next_table();
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  size_t count_ = 0;
+  uint32_t table_ = 1;
+  std::vector<uint64_t> named_;    // bit per out offset: named in this table
+  std::vector<uint32_t> touched_;  // out offsets whose bit is set
+  bool held_ = true;
+};
+
 // Returns the id unit.start_id() got in out. `base_ids`, if not empty,
 // maps every id below unit.start_id() (index = old id) to its id in out.
-TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids = {});
+// A unit with shared strings needs `shared` (one for every table appended
+// to out), else its shared offsets are out of range.
+TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids = {}, SharedNames* shared = nullptr);
 
 // Appends many standalone tables (ids from 1) to `out` in order, in
 // parallel: the encoder's per-unit tables. Returns the id each table's

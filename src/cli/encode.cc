@@ -48,6 +48,12 @@ int run(Args args, bool pahole_mode) {
     if (s.files_redone)
       std::fprintf(stderr, "redone       %zu file%s deduplicated in stages had the type passes run again whole\n",
                    s.files_redone, s.files_redone > 1 ? "s" : "");
+    if (s.files_names_by_offset)
+      std::fprintf(stderr, "names        %zu file%s deduplicated in groups with .debug_str offsets as names\n",
+                   s.files_names_by_offset, s.files_names_by_offset > 1 ? "s" : "");
+    if (s.files_names_redone)
+      std::fprintf(stderr, "names        %zu file%s encoded again with names by text (.debug_str names a text twice)\n",
+                   s.files_names_redone, s.files_names_redone > 1 ? "s" : "");
     if (s.base_cache != btf::BaseCacheUse::Off)
       std::fprintf(stderr, "base cache   %s\n", btf::base_cache_use_name(s.base_cache));
     std::fprintf(stderr, "DIEs         %llu\n", static_cast<unsigned long long>(s.dies));

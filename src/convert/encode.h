@@ -61,6 +61,8 @@ struct EncodeStats {
   size_t files = 0, files_written = 0;  // batch mode (single file: 1 and 0/1)
   size_t files_by_unit = 0;         // files whose units were relocated one by one
   size_t files_redone = 0;          // files whose staged dedup ran its type passes again (btf::DedupReport)
+  size_t files_names_by_offset = 0; // files whose groups took .debug_str offsets as names (see build())
+  size_t files_names_redone = 0;    // files encoded again by text, those offsets naming a text twice
   btf::BaseCacheUse base_cache = btf::BaseCacheUse::Off;  // a single module's base (btf/base_cache.h)
   unsigned threads = 0;             // the threads it ran on (-j without a number: see encode())
 };

@@ -10,6 +10,7 @@
 #include "btf/btf.h"
 #include "btf/dedup.h"
 #include "btf/merge.h"
+#include "base/parallel.h"
 #include "btf/writer.h"
 
 namespace btfc::btf {
@@ -106,6 +107,118 @@ TEST(MergeUnits, RejectsReferencePastTheTable) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("refers to 7, past the last type"), std::string::npos) << e.what();
   }
+}
+
+// ---- Groups named by shared offset (DedupOptions::keep_shared_names) ----
+
+// A group of units whose names are texts of `region` (pointers into it:
+// a name at a string's start, or the tail of a longer one) or, for names
+// not in it, the units' own strings (NUL-terminated). Each unit: `int`, then per name a
+// struct with one int member of that name every third name, else a
+// typedef of int, as expect_shared_region_matches_libbpf builds them.
+using Group = std::vector<std::vector<std::string_view>>;
+
+Btf group_unit(const std::string& region, const std::vector<std::string_view>& names) {
+  Btf b;
+  b.share_strings(region);
+  TypeId unit_int = b.add_int("int", 4, INT_SIGNED);
+  for (size_t k = 0; k < names.size(); ++k) {
+    // As a DWARF reader adds them: a name of the region unread (even "").
+    const uint32_t name = b.add_string_pooled(names[k].data());
+    if (k % 3 == 0) {
+      b.add_struct_name_off(name, 4);
+      b.add_member_name_off(name, unit_int, 0);
+    } else {
+      b.add_typedef_name_off(name, unit_int);
+    }
+  }
+  return b;
+}
+
+// The encoder's way with vmlinux: each group merged and deduplicated on
+// its own (by offset or by text), the results appended in order, then
+// deduplicated whole. Returns the bytes; `held` gets SharedNames::held().
+std::vector<uint8_t> encode_groups(const std::string& region, const std::vector<Group>& groups, bool by_offset,
+                                   bool* held = nullptr) {
+  Btf out;
+  SharedNames names;
+  set_jobs(2);
+  for (const Group& g : groups) {
+    std::vector<Btf> units;
+    for (const std::vector<std::string_view>& u : g) units.push_back(group_unit(region, u));
+    std::vector<const Btf*> tables;
+    for (const Btf& u : units) tables.push_back(&u);
+    Btf table;
+    merge_units(table, tables);
+    dedup(table, {.keep_shared_names = by_offset});
+    EXPECT_EQ(!table.shared_strings().empty(), by_offset);
+    append(out, table, {}, &names);
+  }
+  set_jobs(0);
+  dedup(out);
+  if (held) *held = names.held();
+  return write_raw(out, false);
+}
+
+// A merged .debug_str: every text once, some referenced by their tail
+// ("ame_N" of "name_N"). Three groups, the middle one with more types
+// than a chunk of the string pass (whose chunks then patch their own
+// words), and own strings, some equal across groups: the very bytes of
+// groups deduplicated by text, and the check holds.
+TEST(SharedNames, OffsetsAsNamesGiveTheBytesOfNamesByText) {
+  std::string region(1, '\0');
+  std::vector<size_t> at;
+  for (int k = 0; k < 6000; ++k) {
+    at.push_back(region.size());
+    region += "name_" + std::to_string(k) + '\0';
+  }
+  std::vector<std::string> own;
+  for (int k = 0; k < 50; ++k) own.push_back("own" + std::to_string(k));
+  auto unit = [&](int u, int count) {
+    std::vector<std::string_view> names;
+    for (int k = 0; k < count; ++k) {
+      const int n = (k * 7 + u * 131) % 6000;
+      if (k % 97 == 5) names.push_back(own[(k + u) % own.size()]);
+      else if (n % 5 == 3) names.push_back(std::string_view(region.data() + at[n] + 1));  // "ame_N"
+      else names.push_back(std::string_view(region.data() + at[n]));
+    }
+    return names;
+  };
+  std::vector<Group> groups(3);
+  for (int u = 0; u < 4; ++u) groups[0].push_back(unit(u, 500));
+  for (int u = 4; u < 40; ++u) groups[1].push_back(unit(u, 4000));
+  for (int u = 40; u < 43; ++u) groups[2].push_back(unit(u, 300));
+  bool held = false;
+  const std::vector<uint8_t> by_offset = encode_groups(region, groups, true, &held);
+  EXPECT_TRUE(held);
+  EXPECT_TRUE(by_offset == encode_groups(region, groups, false));
+}
+
+// What the check catches, in one group: a text named at two offsets (a
+// string's start and another string's tail), at one offset and by an own
+// string, and an empty name at a nonzero offset. The same two ways in two
+// different groups are no problem: each group was deduplicated on its own,
+// and the bytes are those of names by text.
+TEST(SharedNames, TextNamedTwoWaysInOneGroupIsCaught) {
+  const std::string region = std::string("\0next\0rb_next\0\0", 17);
+  const std::string_view next(region.data() + 1), tail(region.data() + 9), empty(region.data() + 15);
+  ASSERT_EQ(tail, "next");
+  ASSERT_EQ(empty, "");
+  const std::string own_next = "next";
+  auto held = [&](const std::vector<Group>& groups) {
+    bool h = true;
+    encode_groups(region, groups, true, &h);
+    return h;
+  };
+  EXPECT_TRUE(held({Group{{next}, {next}}}));
+  EXPECT_FALSE(held({Group{{next}, {tail}}}));
+  EXPECT_FALSE(held({Group{{next, tail}}}));
+  EXPECT_FALSE(held({Group{{next}, {own_next}}}));
+  EXPECT_FALSE(held({Group{{next}, {empty}}}));
+  const std::vector<Group> apart{Group{{next}}, Group{{tail}}, Group{{own_next}}};
+  bool h = false;
+  EXPECT_TRUE(encode_groups(region, apart, true, &h) == encode_groups(region, apart, false));
+  EXPECT_TRUE(h);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 #include "btf/btf_test_util.h"
 #include "btf/diff.h"
 #include "btf/reader.h"
+#include "dwarf/constants.h"
+#include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 #include "support/test_support.h"
 
@@ -168,6 +170,69 @@ TEST(EncodeCorpus, VmlinuxBytesIndependentOfJobs) {
     if (first.empty()) first = bytes;
     EXPECT_EQ(bytes, first) << j << " differs from -j1";
   }
+}
+
+// vmlinux's groups take .debug_str offsets as names: the linker merged the
+// section, so each text lies at one offset (encode.cc, build()). A copy in
+// which one member `next` is named through another "next" of .debug_str
+// (the tail of a longer string such as "rb_next") names that text at two
+// offsets in its group: the check after the groups sees it, and the file
+// is encoded again by text, to the very bytes of the original.
+TEST(EncodeCorpus, VmlinuxNamedTwiceInAGroupEncodedAgainByText) {
+  if (vmlinux().empty()) GTEST_SKIP() << "*** corpus not unpacked (scripts/test.sh does it): NOT CHECKED ***";
+  std::string bytes = test::read_file(vmlinux());
+  uint64_t patch_at = 0;
+  uint32_t other = 0;
+  {
+    auto elf = elf::ElfFile::open(vmlinux());
+    dwarf::DwarfFile dw(*elf);
+    const elf::Section* info = elf->find_section(".debug_info");
+    ASSERT_NE(info, nullptr);
+    const std::string_view strs(dw.debug_str().data(), dw.debug_str().size());
+    // The first member named `next` through DW_FORM_strp, in the first units.
+    for (size_t u = 0; u < 50 && !patch_at; ++u) {
+      dwarf::DieCursor cursor(dw.units()[u]);
+      for (dwarf::Die die; !patch_at && cursor.next(die);) {
+        if (die.tag != dwarf::DW_TAG_member) continue;
+        dwarf::Attr a;
+        for (dwarf::AttrIter it(dw, die); it.next(a);)
+          if (a.name == dwarf::DW_AT_name && a.form == dwarf::DW_FORM_strp && a.value.str() == "next") {
+            const size_t at = reinterpret_cast<const char*>(a.value.ptr) - strs.data();
+            // Another place where the text "next" lies.
+            for (size_t p = strs.find(std::string_view("next\0", 5)); p != std::string_view::npos;
+                 p = strs.find(std::string_view("next\0", 5), p + 1))
+              if (p != at) {
+                other = static_cast<uint32_t>(p);
+                patch_at = info->offset + a.offset;
+                break;
+              }
+            break;
+          }
+      }
+    }
+  }
+  ASSERT_NE(patch_at, 0u) << "no member `next` with a second \"next\" in .debug_str";
+  for (int k = 0; k < 4; ++k) bytes[patch_at + k] = static_cast<char>(other >> (8 * k));  // little-endian
+  const std::string patched = test::scratch_dir() + "/vmlinux-next-twice";
+  std::ofstream(patched, std::ios::binary) << bytes;
+  bytes.clear();
+  std::string outputs[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string in = k ? patched : vmlinux();
+    const std::string out_path = test::scratch_dir() + (k ? "/patched.btf" : "/original.btf");
+    test::RunResult r = test::run_btfc("encode --stats -j2 --btf_gen_floats --lang_exclude=rust --btf_encode_detached=" +
+                                       out_path + " " + in);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const bool by_offset = r.err.find("names        1 file deduplicated in groups with .debug_str offsets as names") !=
+                           std::string::npos;
+    const bool again = r.err.find("names        1 file encoded again with names by text") != std::string::npos;
+    EXPECT_EQ(by_offset, k == 0) << r.err;
+    EXPECT_EQ(again, k == 1) << r.err;
+    outputs[k] = test::read_file(out_path);
+  }
+  std::filesystem::remove(patched);
+  EXPECT_FALSE(outputs[0].empty());
+  EXPECT_TRUE(outputs[0] == outputs[1]) << "the copy's output differs from the original's";
 }
 
 // A module is relocated unit by unit (elf::PartRelocator) when its
