@@ -615,7 +615,8 @@ class Deduper {
  public:
   Deduper(Btf& btf, const DedupOptions& options)
       : btf_(btf), compat_(options.compat), last_use_(options.last_use),
-        keep_shared_(options.keep_shared_names && !btf.shared_strings().empty()), start_(btf.start_id()), end_(btf.end_id()),
+        own_name_words_(btf.base() || btf.shared_strings().empty() ? nullptr : options.own_name_words),
+        start_(btf.start_id()), end_(btf.end_id()),
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
         rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
@@ -650,6 +651,10 @@ class Deduper {
     const StringTable& old = btf_.strings();
     if (!btf_.base() && btf_.shared_strings().empty() && old.unique() &&
         timed("dedup.strings", [&] { return dedup_unique_strings(); })) {
+      timed("dedup.prims", [&] { prims_pass(start_, end_); });
+      timed("dedup.structs", [&] { structs_pass(start_, end_); });
+    } else if (own_name_words_) {
+      timed("dedup.strings", [&] { dedup_own_strings(); });
       timed("dedup.prims", [&] { prims_pass(start_, end_); });
       timed("dedup.structs", [&] { structs_pass(start_, end_); });
     } else if (!stages_.empty()) {
@@ -1079,7 +1084,7 @@ class Deduper {
   // completes the prefix of chunks resolved.
   struct NameChunks {
     explicit NameChunks(Deduper& d)
-        : d(d), chunks((d.end_ - d.start_ + kNameChunk - 1) / kNameChunk), fresh(chunks), patches(chunks),
+        : d(d), chunks((d.end_ - d.start_ + kNameChunk - 1) / kNameChunk), fresh(chunks),
           resolved(new std::atomic<bool>[chunks]), strings(d.btf_.base() == nullptr) {
       if (d.btf_.start_str_off() >= NEW_NAME) d.fail(d.start_, "the base's strings are too big to be deduplicated");
       for (size_t c = 0; c < chunks; ++c) resolved[c] = false;
@@ -1088,7 +1093,7 @@ class Deduper {
     uint32_t hi(size_t c) const { return std::min(d.end_, lo(c) + kNameChunk); }
     // a for chunk c, then b-d for what it completes.
     void resolve(size_t c, bool with_prims) {
-      d.resolve_names(lo(c), hi(c), fresh[c], patches[c]);
+      d.resolve_names(lo(c), hi(c), fresh[c]);
       resolved[c].store(true);
       finish_ready(with_prims);
     }
@@ -1141,10 +1146,7 @@ class Deduper {
       std::vector<uint32_t> final_off(fresh[c].size());
       for (size_t k = 0; k < fresh[c].size(); ++k) final_off[k] = start_off + strings.add(fresh[c][k].s, fresh[c][k].h);
       std::vector<NewName>().swap(fresh[c]);
-      if (d.keep_shared_) {
-        for (uint32_t* w : patches[c]) *w = final_off[*w - NEW_NAME];
-        std::vector<uint32_t*>().swap(patches[c]);
-      } else if (!final_off.empty())
+      if (!final_off.empty())
         for (uint32_t id = lo(c); id < hi(c); ++id)
           visit_str_off_words(d.own(id), [&](uint32_t& off) {
             if (off >= NEW_NAME) off = final_off[off - NEW_NAME];
@@ -1155,9 +1157,6 @@ class Deduper {
     Deduper& d;
     const size_t chunks;
     std::vector<std::vector<NewName>> fresh;  // per chunk: the names a found new
-    // per chunk, with keep_shared_names: the words a set to NEW_NAME + k
-    // (a shared offset looks like one)
-    std::vector<std::vector<uint32_t*>> patches;
     std::unique_ptr<std::atomic<bool>[]> resolved;
     std::atomic<size_t> next{0};      // the next chunk for a
     std::mutex finishing;             // held by the thread doing b-d
@@ -1251,6 +1250,27 @@ class Deduper {
     return true;
   }
 
+  // Pass 1 with names by offset (DedupOptions::own_name_words): shared
+  // offsets are names as they are, and only the listed words, those that
+  // name an own string, get the offset of its one copy in the new table,
+  // in order of first reference. No chunks: they are a few percent of the
+  // names (the corpus vmlinux's groups: 0.6M of 8.4M).
+  void dedup_own_strings() {
+    const StringTable& old = btf_.strings();
+    std::vector<uint32_t> new_off(old.size(), UINT32_MAX);  // by old offset
+    StringTable strings(true);
+    const size_t word_count = btf_.words().size();
+    uint32_t* const words = end_ > start_ ? own(start_) - btf_.offsets()[0] : nullptr;  // word 0 of the table
+    for (uint32_t w : *own_name_words_) {
+      if (w >= word_count) fail(start_, "a listed name word past the last record");
+      uint32_t& off = words[w];
+      if (off >= old.size()) fail(start_, "a listed name word does not name an own string");
+      if (new_off[off] == UINT32_MAX) new_off[off] = strings.add(old.at(off));  // "" stays 0
+      off = new_off[off];
+    }
+    new_strings_ = std::move(strings);
+  }
+
   // Pass 1a on the own ids [lo, hi); `fresh` gets the chunk's new names.
   //
   // Units that include the same headers name the same things in the same
@@ -1262,7 +1282,7 @@ class Deduper {
   // before it: equal, it is that name, with no hashing and no lookup.
   // Otherwise it is hashed and looked up in the chunk's table of names
   // met (they repeat, and it stays in cache), then in the base.
-  void resolve_names(uint32_t lo, uint32_t hi, std::vector<NewName>& fresh, std::vector<uint32_t*>& patch) {
+  void resolve_names(uint32_t lo, uint32_t hi, std::vector<NewName>& fresh) {
     const uint32_t start_off = btf_.start_str_off();
     const Btf* base = btf_.base();
     constexpr uint32_t kNone = UINT32_MAX;
@@ -1325,7 +1345,6 @@ class Deduper {
         Met& m = names[k];
         m.text = texts[i];
         *outs[i] = m.result;
-        if (keep_shared_ && m.result >= NEW_NAME) patch.push_back(outs[i]);
         cache_slot(offs[i]) = {offs[i], m.result};
         prev = k;
       }
@@ -1336,10 +1355,8 @@ class Deduper {
     for (uint32_t id = lo; id < hi; ++id)
       visit_str_off_words(own(id), [&](uint32_t& off) {
         if (off == 0 || off < start_off) return;  // "", or a base string already
-        if (keep_shared_ && off >= Btf::SHARED_STR_BASE && btf_.is_shared_str_off(off)) return;
         if (const Cached& c = cache_slot(off); c.off == off) {
           off = c.result;
-          if (keep_shared_ && off >= NEW_NAME) patch.push_back(&off);
           return;
         }
         const char* text;
@@ -1784,14 +1801,14 @@ class Deduper {
     } else {
       const std::span<const char> shared = btf_.shared_strings();
       btf_.assign_raw(std::move(out_words), std::move(out_offsets), std::move(new_strings_));
-      if (keep_shared_) btf_.share_strings(shared);
+      if (own_name_words_) btf_.share_strings(shared);  // names by offset: still its names
     }
   }
 
   Btf& btf_;
   DedupCompat compat_;
   bool last_use_;
-  bool keep_shared_;  // DedupOptions::keep_shared_names, with a region to keep
+  const std::vector<uint32_t>* own_name_words_;  // DedupOptions::own_name_words, for a table it fits
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own

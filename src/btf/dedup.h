@@ -127,12 +127,15 @@ struct DedupOptions {
   // libbpf's order gives it, passes 2-3 run again whole. Fewer than two
   // stages: ignored.
   std::span<const TypeId> stages = {};
-  // The table's shared strings (Btf::share_strings) are each named at one
-  // offset, and no own string and no "" is among them: the string pass
-  // leaves their offsets as they are and only folds the own strings, and
-  // the table keeps sharing the region. Whoever sets this checks it
-  // afterwards (btf::SharedNames).
-  bool keep_shared_names = false;
+  // Names by offset, for a standalone table that shares a region of
+  // strings (Btf::share_strings): each text of the region it names is
+  // named at one offset, none is "" and none is among its own strings, and
+  // this lists every word of its records that names an own string (indices
+  // into words(), in order: merge_units gives them). The string pass then
+  // folds only those; shared offsets stay as they are, and the table keeps
+  // sharing the region. Whoever sets this checks the assumption afterwards
+  // (btf::SharedNames). Ignored for split BTF or a table sharing nothing.
+  const std::vector<uint32_t>* own_name_words = nullptr;
   DedupReport* report = nullptr;
 };
 

@@ -119,7 +119,11 @@ struct Shift {
 // (visit_record_words; going through the two visitors with their checks,
 // one call per word, was most of merging); false if a word is out of
 // range, which the caller then reports through the visitors.
-[[gnu::always_inline]] inline bool shift_record(uint32_t* rec, const Shift& s) {
+// kListOwn: `own_words` gets the index in out.words() of each word that
+// names an own string (`tail` is out's RawTail).
+template <bool kListOwn>
+[[gnu::always_inline]] inline bool shift_record(uint32_t* rec, const Shift& s, const Btf::RawTail& tail,
+                                                std::vector<uint32_t>* own_words) {
   bool ok = true;
   visit_record_words(
       rec,
@@ -128,15 +132,19 @@ struct Shift {
         else ok &= r == 0;
       },
       [&](uint32_t& o) {
-        if (o - 1 < s.str_limit) o += s.str_add;
-        else ok &= o == 0 || o - Btf::SHARED_STR_BASE < s.shared_size;
+        if (o - 1 < s.str_limit) {
+          o += s.str_add;
+          if constexpr (kListOwn) own_words->push_back(tail.first_word + static_cast<uint32_t>(&o - tail.words.data()));
+        } else {
+          ok &= o == 0 || o - Btf::SHARED_STR_BASE < s.shared_size;
+        }
       });
   return ok;
 }
 
 }  // namespace
 
-std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
+std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units, std::vector<uint32_t>* own_name_words) {
   // Where each table lands: prefix sums of types, words and own strings.
   size_t n = units.size();
   std::vector<TypeId> first(n);
@@ -173,6 +181,8 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
 
   TypeId out_first = out.end_id();
   Btf::RawTail tail = out.extend_raw(types, words);
+  // Per table: its words naming own strings, as indices into out.words().
+  std::vector<std::vector<uint32_t>> own_words(own_name_words ? n : 0);
   parallel_for(n, [&](size_t i) {
     const Btf& u = *units[i];
     TypeId base_id = out_first + static_cast<TypeId>(type_at[i]);
@@ -187,9 +197,11 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
     const Shift shift{end - 1, base_id - 1, own_size ? own_size - 1 : 0, str_base,
                       static_cast<uint32_t>(u.shared_strings().size())};
     uint32_t* out_offs = tail.offsets.data() + type_at[i];
+    std::vector<uint32_t>* own = own_name_words ? &own_words[i] : nullptr;
     for (size_t k = 0; k < offs.size(); k++) {
       out_offs[k] = word_base + offs[k];
-      if (shift_record(dst + offs[k], shift)) [[likely]]
+      if (own ? shift_record<true>(dst + offs[k], shift, tail, own) : shift_record<false>(dst + offs[k], shift, tail, own))
+          [[likely]]
         continue;
       // A word out of range: the record again from the source, through
       // the visitors, which say which word.
@@ -217,6 +229,12 @@ std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units) {
     }
   });
   for (size_t i = 0; i < n; i++) first[i] = out_first + static_cast<TypeId>(type_at[i]);
+  if (own_name_words) {
+    size_t count = own_name_words->size();
+    for (const std::vector<uint32_t>& v : own_words) count += v.size();
+    own_name_words->reserve(count);
+    for (const std::vector<uint32_t>& v : own_words) own_name_words->insert(own_name_words->end(), v.begin(), v.end());
+  }
   return first;
 }
 

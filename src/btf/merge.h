@@ -21,7 +21,7 @@
 namespace btfc::btf {
 
 // For appending tables whose names still point into a shared region (see
-// Btf::share_strings; dedup with DedupOptions::keep_shared_names leaves
+// Btf::share_strings; dedup with DedupOptions::own_name_words leaves
 // them so): where each region offset's string landed in `out`, looked up
 // once, and a check of what that dedup assumed of each table: no text
 // named at two of its shared offsets, or at one of them and by one of its
@@ -69,7 +69,11 @@ TypeId append(Btf& out, const Btf& unit, std::span<const TypeId> base_ids = {}, 
 // deduplicated (which rewrites every string) before it is written. out
 // may hold a string several times; dedup's string pass folds them, as it
 // folds equal strings of any table. Throws btfc::Error if a record refers
-// past its table's last type.
-std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units);
+// past its table's last type. `own_name_words`, if given, gets the words
+// (indices into out.words()) of the appended records that name one of the
+// tables' own strings, in order: what dedup's names by offset need
+// (DedupOptions::own_name_words).
+std::vector<TypeId> merge_units(Btf& out, std::span<const Btf* const> units,
+                                std::vector<uint32_t>* own_name_words = nullptr);
 
 }  // namespace btfc::btf

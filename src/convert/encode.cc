@@ -197,10 +197,11 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
   };
   // Merges the tables of results[which] into `into`; each unit's function
   // and variable ids follow their types, and the unit tables are freed.
-  auto merge = [&](btf::Btf& into, const std::vector<size_t>& which) {
+  // `own_name_words`: see btf::merge_units.
+  auto merge = [&](btf::Btf& into, const std::vector<size_t>& which, std::vector<uint32_t>* own_name_words = nullptr) {
     std::vector<const btf::Btf*> tables;
     for (size_t i : which) tables.push_back(&results[i].types);
-    std::vector<btf::TypeId> first = btf::merge_units(into, tables);
+    std::vector<btf::TypeId> first = btf::merge_units(into, tables, own_name_words);
     for (size_t k = 0; k < which.size(); k++) {
       UnitResult& r = results[which[k]];
       auto shift = [&](btf::TypeId id) { return id >= 1 ? id - 1 + first[k] : id; };
@@ -286,9 +287,10 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         parallel_for(members.size(), [&](size_t k) { convert_unit(members[k]); });
         release_group(members);
         btf::Btf table;  // standalone: split BTF took the branch above
-        merge(table, members);
+        std::vector<uint32_t> own_name_words;
+        merge(table, members, attempt.names_by_offset ? &own_name_words : nullptr);
         std::vector<btf::TypeId> id_map;
-        btf::dedup(table, {.keep_shared_names = attempt.names_by_offset}, &id_map);
+        btf::dedup(table, {.own_name_words = attempt.names_by_offset ? &own_name_words : nullptr}, &id_map);
         for (size_t i : members) results[i].remap_type_ids([&](btf::TypeId id) { return id_map[id]; });
         table.shrink_to_fit();
         table.drop_string_index();  // btf::append reads the strings, not the index
@@ -364,7 +366,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
 // already tells their text where the linker merged the section (the
 // corpus vmlinux: 7.8M of the groups' 8.4M names, 167k strings, no text
 // twice): there, dedup leaves them as they are and folds only the units'
-// own strings (DedupOptions::keep_shared_names), and btf::append checks
+// own strings (DedupOptions::own_name_words), and btf::append checks
 // that no group named a text two ways (btf::SharedNames). One that did is
 // encoded again with names by text. A relocatable file's .debug_str holds
 // each object's strings apart (ext4.ko: 137k of its 151k strings are

@@ -109,7 +109,7 @@ TEST(MergeUnits, RejectsReferencePastTheTable) {
   }
 }
 
-// ---- Groups named by shared offset (DedupOptions::keep_shared_names) ----
+// ---- Groups named by shared offset (DedupOptions::own_name_words) ----
 
 // A group of units whose names are texts of `region` (pointers into it:
 // a name at a string's start, or the tail of a longer one) or, for names
@@ -149,8 +149,9 @@ std::vector<uint8_t> encode_groups(const std::string& region, const std::vector<
     std::vector<const Btf*> tables;
     for (const Btf& u : units) tables.push_back(&u);
     Btf table;
-    merge_units(table, tables);
-    dedup(table, {.keep_shared_names = by_offset});
+    std::vector<uint32_t> own_name_words;
+    merge_units(table, tables, by_offset ? &own_name_words : nullptr);
+    dedup(table, {.own_name_words = by_offset ? &own_name_words : nullptr});
     EXPECT_EQ(!table.shared_strings().empty(), by_offset);
     append(out, table, {}, &names);
   }
