@@ -73,6 +73,10 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) 
   write_atomic(path, pieces, default_mode());
 }
 
+void write_file_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
+  write_atomic(path, pieces, default_mode());
+}
+
 void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
   struct stat st;
   mode_t mode = stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : default_mode();

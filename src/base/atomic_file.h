@@ -12,6 +12,8 @@ namespace btfc {
 // Throws btfc::Error naming `path` if any step fails; the temporary file is
 // removed then.
 void write_file_atomic(const std::string& path, std::span<const uint8_t> bytes);
+// The same with the bytes in pieces, written in order.
+void write_file_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces);
 
 // The same for an output made of several pieces, written in order (an ELF
 // file rewritten around a new section: mostly spans of the mapped input).

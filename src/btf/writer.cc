@@ -1,5 +1,6 @@
-// Raw BTF writer (see writer.h). The table already holds the on-disk words,
-// so writing is one copy, with a byte swap per word for the other order.
+// Raw BTF writer (see writer.h). The table already holds the on-disk words:
+// in the host's byte order they are the section as they are, else each is
+// byte-swapped into a copy.
 #include "btf/writer.h"
 
 #include <bit>
@@ -10,13 +11,13 @@
 
 namespace btfc::btf {
 
-std::vector<uint8_t> write_raw(const Btf& btf, bool big_endian) {
-  std::span<const uint32_t> words = btf.words();
-  std::span<const char> strs = btf.strings().bytes();
-  uint64_t type_len = uint64_t{words.size()} * 4;
-  if (type_len + strs.size() > UINT32_MAX) throw Error("BTF too large to write (over 4 GiB)");
-  std::vector<uint8_t> out(HEADER_SIZE + type_len + strs.size());
-  uint8_t* p = out.data();
+namespace {
+
+// The header of write_raw's output for `btf`, at `p`.
+void store_header(uint8_t* p, const Btf& btf, bool big_endian) {
+  const uint64_t type_len = uint64_t{btf.words().size()} * 4;
+  const size_t str_len = btf.strings().bytes().size();
+  if (type_len + str_len > UINT32_MAX) throw Error("BTF too large to write (over 4 GiB)");
   store<uint16_t>(p, MAGIC, big_endian);
   p[2] = FORMAT_VERSION;
   p[3] = 0;  // flags
@@ -24,8 +25,19 @@ std::vector<uint8_t> write_raw(const Btf& btf, bool big_endian) {
   store<uint32_t>(p + 8, 0, big_endian);  // type_off
   store<uint32_t>(p + 12, static_cast<uint32_t>(type_len), big_endian);
   store<uint32_t>(p + 16, static_cast<uint32_t>(type_len), big_endian);  // str_off
-  store<uint32_t>(p + 20, static_cast<uint32_t>(strs.size()), big_endian);
-  p += HEADER_SIZE;
+  store<uint32_t>(p + 20, static_cast<uint32_t>(str_len), big_endian);
+}
+
+}  // namespace
+
+std::vector<uint8_t> write_raw(const Btf& btf, bool big_endian) {
+  std::span<const uint32_t> words = btf.words();
+  std::span<const char> strs = btf.strings().bytes();
+  const uint64_t type_len = uint64_t{words.size()} * 4;
+  std::vector<uint8_t> out(HEADER_SIZE);
+  store_header(out.data(), btf, big_endian);
+  out.resize(HEADER_SIZE + type_len + strs.size());
+  uint8_t* p = out.data() + HEADER_SIZE;
   if (big_endian == (std::endian::native == std::endian::big)) {
     if (!words.empty()) std::memcpy(p, words.data(), type_len);
   } else {
@@ -40,7 +52,21 @@ std::vector<uint8_t> write_raw(const Btf& btf, bool big_endian) {
 }
 
 void write_raw_file(const std::string& path, const Btf& btf, bool big_endian) {
-  write_file_atomic(path, write_raw(btf, big_endian));
+  if (big_endian != (std::endian::native == std::endian::big)) {
+    write_file_atomic(path, write_raw(btf, big_endian));
+    return;
+  }
+  // In the host's byte order the table's own buffers are the sections:
+  // written from where they are, not copied into a fresh 4 MB first.
+  uint8_t header[HEADER_SIZE];
+  store_header(header, btf, big_endian);
+  const std::span<const uint32_t> words = btf.words();
+  const std::span<const char> strs = btf.strings().bytes();
+  const std::span<const uint8_t> pieces[] = {
+      {header, HEADER_SIZE},
+      {reinterpret_cast<const uint8_t*>(words.data()), words.size_bytes()},
+      {reinterpret_cast<const uint8_t*>(strs.data()), strs.size()}};
+  write_file_atomic(path, pieces);
 }
 
 }  // namespace btfc::btf

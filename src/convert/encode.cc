@@ -451,7 +451,7 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
     if (!out_path.empty()) {
       // Detached output is the split BTF as is: pahole 1.31 ignores
       // distilled_base there (only its ELF path distills).
-      write_file_atomic(out_path, btf::write_raw(out, elf->big_endian()));
+      btf::write_raw_file(out_path, out, elf->big_endian());
     } else {
       write_into_elf(*elf, out, input, o.distilled_base);
     }
