@@ -131,7 +131,7 @@ template <bool kListOwn>
         if (r - 1 < s.id_limit) r += s.id_add;
         else ok &= r == 0;
       },
-      [&](uint32_t& o) {
+      [&](uint32_t& o) __attribute__((always_inline)) {
         if (o - 1 < s.str_limit) {
           o += s.str_add;
           if constexpr (kListOwn) own_words->push_back(tail.first_word + static_cast<uint32_t>(&o - tail.words.data()));
