@@ -40,7 +40,9 @@ shift $((OPTIND - 1))
 [ -z "$base" ] || flags="$flags --btf_base=$base"
 corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
 input=${1:-$corpus/vmlinux}
-ref_dir="$root/../shared/reference/pahole-1.31"
+shared="$root/../shared"
+[ -d "$shared" ] || shared=/work/shared  # a clone elsewhere (/tmp/x): the workplace's
+ref_dir="$shared/reference/pahole-1.31"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

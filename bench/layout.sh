@@ -27,7 +27,9 @@ done
 shift $((OPTIND - 1))
 corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
 input=${1:-$corpus/vmlinux}
-ref="$root/../shared/reference/pahole-1.31/vmlinux.layout-plain.txt.zst"
+shared="$root/../shared"
+[ -d "$shared" ] || shared=/work/shared  # a clone elsewhere (/tmp/x): the workplace's
+ref="$shared/reference/pahole-1.31/vmlinux.layout-plain.txt.zst"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -56,8 +56,9 @@ done
 shift $((OPTIND - 1))
 moddir=${1:-/var/tmp/kernel-dbg/root/usr/lib/debug/lib/modules/6.1.0-57-amd64}
 corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
-ref=$root/../shared/reference/pahole-1.31/vmlinux.legacy-flags.btf
-[ -f "$ref" ] || ref=/work/shared/reference/pahole-1.31/vmlinux.legacy-flags.btf
+shared="$root/../shared"
+[ -d "$shared" ] || shared=/work/shared  # a clone elsewhere (/tmp/x): the workplace's
+ref=$shared/reference/pahole-1.31/vmlinux.legacy-flags.btf
 if [ -n "$keep" ]; then
   tmp=$keep
   rm -rf "$tmp"

@@ -4,6 +4,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shared="$root/../shared/corpus"
+[ -d "$shared" ] || shared=/work/shared/corpus  # a clone elsewhere (/tmp/x): the workplace's
 dir=${BTFC_CORPUS_DIR:-/var/tmp/btfc-corpus}
 mkdir -p "$dir"
 if [ ! -s "$dir/vmlinux" ]; then
