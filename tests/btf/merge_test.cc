@@ -201,8 +201,8 @@ TEST(SharedNames, OffsetsAsNamesGiveTheBytesOfNamesByText) {
 // different groups are no problem: each group was deduplicated on its own,
 // and the bytes are those of names by text.
 TEST(SharedNames, TextNamedTwoWaysInOneGroupIsCaught) {
-  const std::string region = std::string("\0next\0rb_next\0\0", 17);
-  const std::string_view next(region.data() + 1), tail(region.data() + 9), empty(region.data() + 15);
+  const std::string region = std::string("\0next\0rb_next\0\0", 15);
+  const std::string_view next(region.data() + 1), tail(region.data() + 9), empty(region.data() + 14);
   ASSERT_EQ(tail, "next");
   ASSERT_EQ(empty, "");
   const std::string own_next = "next";
