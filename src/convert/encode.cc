@@ -142,6 +142,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
 
   const std::vector<dwarf::Unit>& units = dw->units();
   std::vector<UnitResult> results(units.size());
+  const char* int_name = nullptr;  // UnitContext::int_name, set for names by offset
   auto convert_unit = [&](size_t i) {
     UnitResult& r = results[i];
     // A module's unit is read and relocated into this thread's buffer,
@@ -151,7 +152,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     const dwarf::Unit& unit = bytes.unit();
     // Names are mostly .debug_str strings: see Btf::share_strings.
     r.types.share_strings(dw->debug_str());
-    UnitContext ctx{elf, *dw, unit, o, i};
+    UnitContext ctx{elf, *dw, unit, o, i, int_name};
     UnitTypes types(ctx, r.types);
     types.convert_all();  // types, the index `int`, struct/typedef decl tags
     // The unit-level subprograms and variables the type walk met.
@@ -269,6 +270,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     std::vector<btf::Btf> group_out(groups.size());
     std::vector<char> done(groups.size(), 0);
     btf::SharedNames names;  // the groups' shared names, as they are appended
+    if (attempt.names_by_offset) int_name = shared_int_name(*dw);
     size_t merged = 0;  // groups appended to `out`, a prefix
     std::mutex merge_mu;
     auto append_ready = [&] {

@@ -684,10 +684,34 @@ void UnitTypes::drain() {
 
 TypeId UnitTypes::index_type() { return int_id_; }
 
+const char* shared_int_name(const DwarfFile& dw) {
+  const std::span<const char> strs = dw.debug_str();
+  try {
+    for (const Unit& unit : dw.units()) {
+      if (unit.root_tag == 0) continue;
+      DieCursor cursor(unit);
+      Die die;
+      while (cursor.next(die)) {
+        if (cursor.depth() == 0) continue;
+        if (die.tag == DW_TAG_base_type) {
+          const std::string_view name = dw.type_attrs(die).name_str();
+          if (name == "int") {
+            const uintptr_t p = reinterpret_cast<uintptr_t>(name.data()), b = reinterpret_cast<uintptr_t>(strs.data());
+            return p - b < strs.size() ? name.data() : nullptr;
+          }
+        }
+        cursor.skip_children();
+      }
+    }
+  } catch (const Error&) {
+  }
+  return nullptr;
+}
+
 void UnitTypes::emit(const Pending& p) {
   const DwarfFile& dw = ctx_.dwarf;
   if (p.what == kIndexInt) {
-    out_.add_int("int", 4, btf::INT_SIGNED);
+    out_.add_int(ctx_.int_name ? std::string_view(ctx_.int_name) : std::string_view("int"), 4, btf::INT_SIGNED);
     return;
   }
   const Die& die = p.die;

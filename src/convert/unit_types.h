@@ -53,7 +53,18 @@ struct UnitContext {
   const dwarf::Unit& unit;
   const EncodeOptions& options;
   size_t unit_index = 0;  // position in dwarf.units()
+  // The name of the INT a unit with arrays but no `int` makes for their
+  // index (2.5): "int" in .debug_str where the file's units name it so
+  // (shared_int_name), else nullptr for an own copy of "int".
+  const char* int_name = nullptr;
 };
+
+// Where the file's units name `int` when that is in .debug_str, as clang
+// names every type (gcc writes "int" inline): the first unit with an `int`
+// base type tells; nullptr if none does so, or on any error (the units'
+// conversion reports it). A unit that makes its own `int` names it there
+// too, so that names by offset (encode.cc) find no "int" both ways.
+const char* shared_int_name(const dwarf::DwarfFile& dw);
 
 // A btf_decl_tag annotation found while converting types, emitted after
 // the unit's types as pahole does.
