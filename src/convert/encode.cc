@@ -270,7 +270,10 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     std::vector<btf::Btf> group_out(groups.size());
     std::vector<char> done(groups.size(), 0);
     btf::SharedNames names;  // the groups' shared names, as they are appended
-    if (attempt.names_by_offset) int_name = shared_int_name(*dw);
+    // Names that a dwz file (.gnu_debugaltlink) holds are copied as own
+    // strings, and would meet the same texts of .debug_str: by text.
+    const bool by_offset = attempt.names_by_offset && dw->alt_path().empty();
+    if (by_offset) int_name = shared_int_name(*dw);
     size_t merged = 0;  // groups appended to `out`, a prefix
     std::mutex merge_mu;
     auto append_ready = [&] {
@@ -290,9 +293,9 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         release_group(members);
         btf::Btf table;  // standalone: split BTF took the branch above
         std::vector<uint32_t> own_name_words;
-        merge(table, members, attempt.names_by_offset ? &own_name_words : nullptr);
+        merge(table, members, by_offset ? &own_name_words : nullptr);
         std::vector<btf::TypeId> id_map;
-        btf::dedup(table, {.own_name_words = attempt.names_by_offset ? &own_name_words : nullptr}, &id_map);
+        btf::dedup(table, {.own_name_words = by_offset ? &own_name_words : nullptr}, &id_map);
         for (size_t i : members) results[i].remap_type_ids([&](btf::TypeId id) { return id_map[id]; });
         table.shrink_to_fit();
         table.drop_string_index();  // btf::append reads the strings, not the index
@@ -303,7 +306,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
       });
     }
     if (!names.held()) throw NamesNotDistinct{};
-    stats.files_names_by_offset = attempt.names_by_offset;
+    stats.files_names_by_offset = by_offset;
     PhaseTimer t("merge");
     reserve_for(out, 0, 0);  // every group is in: parallel_for threw otherwise
   }
