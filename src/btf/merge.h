@@ -39,7 +39,7 @@ class SharedNames {
   struct Slot {
     uint32_t key = 0;    // region offset + 1; 0: empty
     uint32_t out_off;    // its string's offset in out
-    uint32_t table;      // the last table that named it (+1)
+    uint32_t table;      // the last table that named it (table_ counts tables from 1)
   };
   // The slot of region offset `at`, inserted if new (out_off then 0).
   Slot& slot(uint32_t at);
