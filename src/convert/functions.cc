@@ -439,14 +439,6 @@ bool struct_is_packed(const btf::Btf& t, btf::TypeId id, uint8_t address_size) {
 }  // namespace
 
 namespace {
-bool in_debug_str(const DwarfFile& dw, std::string_view s) {
-  std::span<const char> str = dw.debug_str();
-  uintptr_t p = reinterpret_cast<uintptr_t>(s.data()), b = reinterpret_cast<uintptr_t>(str.data());
-  return p >= b && p - b < str.size();
-}
-}  // namespace
-
-namespace {
 
 // What collect reads of a subprogram and of its abstract origin or
 // specification, by DwarfFile::attrs()'s rules (a DW_AT_name that is not a
@@ -542,7 +534,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
   // unit's bytes, whose pages are released or whose buffer is reused
   // (dwarf::UnitBytes) by then, so it is copied.
   auto owned = [&](std::string_view s) {
-    return s.empty() || in_debug_str(dw, s) ? s : std::string_view(out.owned_names.emplace_back(s));
+    return s.empty() || dw.in_debug_str(s) ? s : std::string_view(out.owned_names.emplace_back(s));
   };
   const std::span<const uint8_t> regs = register_params(index.machine());
   // Location flags by parameter DIE offset, each parameter's own and those

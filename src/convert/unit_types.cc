@@ -685,7 +685,6 @@ void UnitTypes::drain() {
 TypeId UnitTypes::index_type() { return int_id_; }
 
 const char* shared_int_name(const DwarfFile& dw) {
-  const std::span<const char> strs = dw.debug_str();
   try {
     for (const Unit& unit : dw.units()) {
       if (unit.root_tag == 0) continue;
@@ -695,10 +694,7 @@ const char* shared_int_name(const DwarfFile& dw) {
         if (cursor.depth() == 0) continue;
         if (die.tag == DW_TAG_base_type) {
           const std::string_view name = dw.type_attrs(die).name_str();
-          if (name == "int") {
-            const uintptr_t p = reinterpret_cast<uintptr_t>(name.data()), b = reinterpret_cast<uintptr_t>(strs.data());
-            return p - b < strs.size() ? name.data() : nullptr;
-          }
+          if (name == "int") return dw.in_debug_str(name) ? name.data() : nullptr;
         }
         cursor.skip_children();
       }

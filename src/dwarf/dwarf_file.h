@@ -389,6 +389,14 @@ class DwarfFile {
   std::span<const char> debug_str() const {
     return {reinterpret_cast<const char*>(main_.str.data()), main_.str_end};
   }
+  // Whether `s` starts in debug_str() (a name from there, not one inline in
+  // a unit's bytes or from a supplement). Compared as integers: `s` usually
+  // points into another object.
+  bool in_debug_str(std::string_view s) const {
+    const std::span<const char> str = debug_str();
+    const uintptr_t p = reinterpret_cast<uintptr_t>(s.data()), b = reinterpret_cast<uintptr_t>(str.data());
+    return p - b < str.size();
+  }
   // Units of the alternate file (partial units that DW_FORM_GNU_ref_alt
   // points into); not part of units().
   const std::vector<Unit>& alt_units() const { return alt_units_; }
