@@ -378,23 +378,20 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
 // repeats), so it goes by text from the start.
 btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
   const EncodeStats before = stats;
-  Attempt attempt{.by_unit = true, .names_by_offset = elf.type() != elf::ET_REL};
+  const bool linked = elf.type() != elf::ET_REL;
+  Attempt attempt{.by_unit = true, .names_by_offset = linked};
   for (;;) {
+    stats = before;
+    stats.files_names_redone = linked && !attempt.names_by_offset;
     bool used_by_unit = false, unit_checked = false;
     try {
       return build_once(o, elf, base_input, stats, attempt, used_by_unit, unit_checked);
     } catch (const NamesNotDistinct&) {
       attempt.names_by_offset = false;
-      stats = before;
-      stats.files_names_redone = 1;
-      continue;
     } catch (...) {
       if (!attempt.by_unit || !used_by_unit || unit_checked) throw;
+      attempt.by_unit = false;
     }
-    attempt.by_unit = false;
-    const size_t redone = stats.files_names_redone;
-    stats = before;
-    stats.files_names_redone = redone;
   }
 }
 
