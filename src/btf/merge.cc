@@ -11,24 +11,27 @@
 
 namespace btfc::btf {
 
+SharedNames::Slot& SharedNames::probe(uint32_t key) {
+  const size_t mask = slots_.size() - 1;
+  size_t i = (key * 0x9e3779b1u) & mask;
+  while (slots_[i].key && slots_[i].key != key) i = (i + 1) & mask;
+  return slots_[i];
+}
+
 SharedNames::Slot& SharedNames::slot(uint32_t at) {
   if ((count_ + 1) * 2 > slots_.size()) {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     for (const Slot& s : old)
-      if (s.key) {
-        size_t i = (s.key * 0x9e3779b1u) & (slots_.size() - 1);
-        while (slots_[i].key) i = (i + 1) & (slots_.size() - 1);
-        slots_[i] = s;
-      }
+      if (s.key) probe(s.key) = s;
   }
   const uint32_t key = at + 1;
-  size_t i = (key * 0x9e3779b1u) & (slots_.size() - 1);
-  for (; slots_[i].key; i = (i + 1) & (slots_.size() - 1))
-    if (slots_[i].key == key) return slots_[i];
-  ++count_;
-  slots_[i] = {key, 0, 0};
-  return slots_[i];
+  Slot& s = probe(key);
+  if (!s.key) {
+    ++count_;
+    s = {key, 0, 0};
+  }
+  return s;
 }
 
 void SharedNames::named(uint32_t out_off) {

@@ -43,6 +43,8 @@ class SharedNames {
   };
   // The slot of region offset `at`, inserted if new (out_off then 0).
   Slot& slot(uint32_t at);
+  // The slot holding `key`, or the empty one where it would go.
+  Slot& probe(uint32_t key);
   // Within the table being appended, the first naming of out's string at
   // `out_off` by one source (a region offset, or an own string).
   void named(uint32_t out_off);
