@@ -13,6 +13,10 @@ namespace btfc::btf {
 
 namespace {
 
+// Whether `big_endian` is this host's byte order: the table's words are
+// then the type section as they are.
+bool host_order(bool big_endian) { return big_endian == (std::endian::native == std::endian::big); }
+
 // The header of write_raw's output for `btf`, at `p`.
 void store_header(uint8_t* p, const Btf& btf, bool big_endian) {
   const uint64_t type_len = uint64_t{btf.words().size()} * 4;
@@ -38,7 +42,7 @@ std::vector<uint8_t> write_raw(const Btf& btf, bool big_endian) {
   store_header(out.data(), btf, big_endian);
   out.resize(HEADER_SIZE + type_len + strs.size());
   uint8_t* p = out.data() + HEADER_SIZE;
-  if (big_endian == (std::endian::native == std::endian::big)) {
+  if (host_order(big_endian)) {
     if (!words.empty()) std::memcpy(p, words.data(), type_len);
   } else {
     for (uint32_t w : words) {
@@ -52,7 +56,7 @@ std::vector<uint8_t> write_raw(const Btf& btf, bool big_endian) {
 }
 
 void write_raw_file(const std::string& path, const Btf& btf, bool big_endian) {
-  if (big_endian != (std::endian::native == std::endian::big)) {
+  if (!host_order(big_endian)) {
     write_file_atomic(path, write_raw(btf, big_endian));
     return;
   }
