@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   # build
   cmake ninja-build g++ clang-14 lld-14 llvm-14 pkg-config
-  libtbb-dev zlib1g-dev libzstd-dev libxxhash-dev
+  libtbb-dev zlib1g-dev libzstd-dev libxxhash-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # oracles and tools the tests and benchmarks compare with
   libbpf-dev bpftool dwarves elfutils zstd binutils-multiarch gcc-multilib libclang-rt-14-dev
