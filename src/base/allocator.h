@@ -1,5 +1,7 @@
 // Settings of glibc's malloc for an encoder run, made once before any
-// worker thread starts.
+// worker thread starts. The btfc executable links jemalloc, set up in
+// cli/malloc_conf.cc, and these calls then set a malloc nobody uses;
+// they serve builds on glibc's malloc (the sanitizers', the tests').
 //
 // btfc's big tables are allocated, freed and allocated again phase after
 // phase (unit tables, group tables, dedup's per-id arrays). With glibc's
