@@ -59,14 +59,15 @@ int run_stats(Args args) {
   try {
     dwarf::DwarfFile dw(*elf);
     units = dw.units().size();
-    // counts[i][j]: DIEs of unit i with abbreviation j of its table.
+    // counts[i][j]: DIEs of unit i with abbreviation j of its table's
+    // declarations().
     std::vector<std::vector<uint64_t>> counts(units);
     parallel_for(units, [&](size_t i) {
       dwarf::decode_unit(dw, dw.units()[i], counts[i]);
     });
     std::map<uint32_t, uint64_t> by_tag;
     for (size_t i = 0; i < units; i++) {
-      const auto& abbrevs = dw.units()[i].abbrevs->abbrevs();
+      std::span<const dwarf::Abbrev> abbrevs = dw.units()[i].abbrevs->declarations();
       for (size_t j = 0; j < counts[i].size(); j++)
         if (counts[i][j]) by_tag[abbrevs[j].tag] += counts[i][j];
     }

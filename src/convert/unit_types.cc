@@ -107,10 +107,13 @@ UnitTypes::UnitTypes(const UnitContext& ctx, btf::Btf& out)
   static thread_local uint64_t t_serial = 0;
   serial_ = ++t_serial;
   if (const AbbrevTable* t = ctx_.unit.abbrevs; t && t->size()) {
-    scratch_.own_plans.assign(t->size(), QuickPlan{});
+    if (scratch_.own_plans_cache != t->cache_serial()) {
+      scratch_.own_plans.assign(t->declarations().size(), QuickPlan{});
+      scratch_.own_plans_cache = t->cache_serial();
+    }
     own_plans_ = scratch_.own_plans.data();
-    own_base_ = reinterpret_cast<uintptr_t>(t->abbrevs().data());
-    own_bytes_ = t->size() * sizeof(Abbrev);
+    own_base_ = reinterpret_cast<uintptr_t>(t->declarations().data());
+    own_bytes_ = t->declarations().size() * sizeof(Abbrev);
   }
   // With kabi_prefix every name is looked at (kabi()): no fast path.
   if (ctx_.options.kabi_prefix.empty() && !out_.shared_strings().empty()) {
@@ -250,9 +253,9 @@ UnitTypes::QuickPlan UnitTypes::make_plan(const Abbrev* a) {
   return q;
 }
 
-// The plan of an abbreviation: made once per unit, found by its index in
-// the unit's table, or for another table's (a DIE of another unit) in the
-// hashed slots.
+// The plan of an abbreviation: made once per thread and abbreviation
+// cache, found by its index in the cache's declarations, or for another
+// cache's (a DIE of another unit) once per unit in the hashed slots.
 [[gnu::noinline]] const UnitTypes::QuickPlan& UnitTypes::plan_slow(const Abbrev* a) {
   const uintptr_t d = reinterpret_cast<uintptr_t>(a) - own_base_;
   if (d < own_bytes_) return own_plans_[d / sizeof(Abbrev)] = make_plan(a);

@@ -333,7 +333,12 @@ class UnitTypes final : public TypeLookup {
     std::vector<btf::Btf::NewEnumValue> enumerators;
     std::vector<ShortName> short_names;  // kShortNames, direct-mapped
     std::vector<PlanSlot> plans;         // kPlanSlots, direct-mapped by abbreviation
-    std::vector<QuickPlan> own_plans;    // by index in the unit's own abbreviation table
+    // By index in the declarations of the unit's abbreviation cache
+    // (AbbrevTable::declarations()): a plan depends on its abbreviation
+    // alone, so they are kept from unit to unit of the cache whose
+    // serial own_plans_cache is.
+    std::vector<QuickPlan> own_plans;
+    uint64_t own_plans_cache = 0;
     void clear();
   };
   static Scratch& acquire_scratch(std::unique_ptr<Scratch>& own);
@@ -364,8 +369,8 @@ class UnitTypes final : public TypeLookup {
   uint64_t dies_walked_ = 0;
   uint64_t serial_ = 0;                             // this object's number in the thread (PlanSlot::unit)
   // The plans of the unit's own abbreviations (nearly every DIE's), by
-  // their index: own_base_ is the table's first Abbrev, own_bytes_ the
-  // table's size in bytes.
+  // their index in its table's declarations(): own_base_ is the first of
+  // those, own_bytes_ their size in bytes.
   uintptr_t own_base_ = 0;
   uint64_t own_bytes_ = 0;
   QuickPlan* own_plans_ = nullptr;

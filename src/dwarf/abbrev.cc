@@ -10,6 +10,7 @@
 #include "dwarf/abbrev.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "dwarf/constants.h"
@@ -167,7 +168,10 @@ Bytes scan_declaration(Bytes rest) {
 
 }  // namespace
 
-AbbrevCache::AbbrevCache() = default;
+AbbrevCache::AbbrevCache() {
+  static std::atomic<uint64_t> caches{0};
+  serial_ = ++caches;
+}
 AbbrevCache::~AbbrevCache() = default;
 
 bool AbbrevCache::Key::operator==(const Key& o) const {
@@ -200,19 +204,20 @@ uint64_t AbbrevCache::hash_of(const Key& k) {
   return h ^ h >> 32;
 }
 
-const Abbrev* AbbrevCache::find(const Key& key, uint64_t hash) const {
-  if (slots_.empty()) return nullptr;
+uint32_t AbbrevCache::find(const Key& key, uint64_t hash) const {
+  if (slots_.empty()) return kAbsent;
   const size_t mask = slots_.size() - 1;
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     uint32_t slot = slots_[i];
-    if (slot == 0) return nullptr;
+    if (slot == 0) return kAbsent;
     const Entry& e = entries_[slot - 1];
-    if (e.hash == hash && e.key == key) return &e.abbrev;
+    if (e.hash == hash && e.key == key) return slot - 1;
   }
 }
 
-void AbbrevCache::insert(const Key& key, uint64_t hash, const Abbrev& a) {
-  entries_.push_back({key, hash, a});
+uint32_t AbbrevCache::insert(const Key& key, uint64_t hash, const Abbrev& a) {
+  entries_.push_back({key, hash});
+  store_.push_back(a);
   if (entries_.size() * 2 > slots_.size()) {
     slots_.assign(std::max<size_t>(64, slots_.size() * 2), 0);
     for (size_t j = 0; j + 1 < entries_.size(); j++) {
@@ -225,18 +230,31 @@ void AbbrevCache::insert(const Key& key, uint64_t hash, const Abbrev& a) {
   size_t i = hash & mask;
   while (slots_[i]) i = (i + 1) & mask;
   slots_[i] = static_cast<uint32_t>(entries_.size());
+  return static_cast<uint32_t>(entries_.size() - 1);
 }
 
-void AbbrevCache::finish() {
+void AbbrevCache::finish(std::span<AbbrevTable> tables) {
   entries_ = {};
   slots_ = {};
   specs_ = {};
   keys_ = {};
   str_keys_ = {};
   skips_ = {};
-  abbrevs_ = {};
+  indexes_ = {};
   codes_ = {};
   decls_ = {};
+  store_.shrink_to_fit();  // where the declarations stay
+  for (AbbrevTable& t : tables) {
+    t.abbrevs_.resize(t.unlinked_.size());
+    for (size_t i = 0; i < t.unlinked_.size(); i++) t.abbrevs_[i] = &store_[t.unlinked_[i]];
+    t.dense_.resize(t.unlinked_dense_.size());
+    for (size_t c = 0; c < t.unlinked_dense_.size(); c++)
+      t.dense_[c] = t.unlinked_dense_[c] ? t.abbrevs_[t.unlinked_dense_[c] - 1] : nullptr;
+    t.unlinked_ = {};
+    t.unlinked_dense_ = {};
+    t.declarations_ = store_;
+    t.cache_serial_ = serial_;
+  }
 }
 
 template <typename T>
@@ -374,10 +392,10 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes, AbbrevCache& cache) {
   AbbrevTable t;
   t.offset_ = r.offset();
   t.sizes_ = sizes;
-  std::vector<Abbrev>& abbrevs = cache.abbrevs_;
+  std::vector<uint32_t>& indexes = cache.indexes_;
   std::vector<uint64_t>& codes = cache.codes_;
   std::vector<uint64_t>& decls = cache.decls_;
-  abbrevs.clear();
+  indexes.clear();
   codes.clear();
   decls.clear();
   uint64_t max_code = 0;
@@ -392,34 +410,34 @@ AbbrevTable AbbrevTable::parse(Reader r, FormSizes sizes, AbbrevCache& cache) {
     uint64_t hash = 0;
     if (!key.bytes.empty()) {
       hash = AbbrevCache::hash_of(key);
-      if (const Abbrev* seen = cache.find(key, hash)) {
-        abbrevs.push_back(*seen);
+      if (uint32_t seen = cache.find(key, hash); seen != AbbrevCache::kAbsent) {
+        indexes.push_back(seen);
         r.skip(key.bytes.size());
         continue;
       }
     }
     const uint8_t* start = r.data();
-    abbrevs.push_back(cache.parse_declaration(r, code, sizes));
+    Abbrev a = cache.parse_declaration(r, code, sizes);
     // The key is what the parse read: the scan's bytes, unless it failed.
     AbbrevCache::Key read{{start, r.data()}, sizes};
-    cache.insert(read, read.bytes.size() == key.bytes.size() ? hash : AbbrevCache::hash_of(read), abbrevs.back());
+    indexes.push_back(cache.insert(read, read.bytes.size() == key.bytes.size() ? hash : AbbrevCache::hash_of(read), a));
   }
   // Exact size: vmlinux has a table per unit, all alive for the whole run.
-  t.abbrevs_.assign(abbrevs.begin(), abbrevs.end());
+  t.unlinked_.assign(indexes.begin(), indexes.end());
 
   // Dense when codes fit a vector a few times the table's size (always, in
-  // practice); otherwise only the codes that do go to the vector.
-  size_t n = t.abbrevs_.size();
+  // practice); otherwise only the codes that do go to the vector. Linked
+  // into pointers rather than indexes: the cursor looks up every DIE's
+  // code, and this saves it a dependent load.
+  size_t n = indexes.size();
   size_t dense_limit = std::min<uint64_t>(max_code, 4 * n + 64) + 1;
-  // Pointers rather than indexes: the cursor looks up every DIE's code, and
-  // this saves it a dependent load. They stay valid when the table moves.
-  t.dense_.assign(dense_limit, nullptr);
+  t.unlinked_dense_.assign(dense_limit, 0);
   for (size_t i = 0; i < n; i++) {
     uint64_t code = codes[i];
     bool dup;
     if (code < dense_limit) {
-      dup = t.dense_[code] != nullptr;
-      t.dense_[code] = &t.abbrevs_[i];
+      dup = t.unlinked_dense_[code] != 0;
+      t.unlinked_dense_[code] = static_cast<uint32_t>(i + 1);
     } else {
       dup = !t.sparse_.emplace(code, static_cast<uint32_t>(i)).second;
     }

@@ -14,9 +14,10 @@
 //
 // Tables repeat one another: vmlinux's 2,352 tables (one per unit) declare
 // 341k abbreviations but only 8,717 distinct ones. An AbbrevCache keeps each
-// declaration it has parsed by its bytes, so most declarations are a scan,
-// a hash lookup and a 56-byte copy, and their attribute specs, keys and skip
-// steps are stored once (in the cache, which the tables point into).
+// declaration it has parsed by its bytes, once, in one array; a table is
+// pointers into it, so most declarations are a scan and a hash lookup.
+// (Tables that held a 56-byte copy of each declaration took 19 MB of
+// vmlinux's peak footprint, each byte of it a fresh page.)
 #pragma once
 
 #include <cstdint>
@@ -95,8 +96,7 @@ struct SkipStep {
   uint16_t form = 0;
 };
 
-// 56 bytes (there are 341k in vmlinux, alive for the whole run), the
-// fields the cursor reads for every DIE first. The code, the offset of the
+// 56 bytes, the fields the cursor reads for every DIE first. The code, the offset of the
 // declaration and the position in the table are not kept: the first two
 // are only needed while the table is parsed, the last is
 // AbbrevTable::index_of.
@@ -140,11 +140,13 @@ static_assert(sizeof(void*) != 8 || sizeof(Abbrev) == 56);
 // sizes and offsets of members, bounds of subranges, ...).
 bool is_type_attr(uint32_t name);
 
+class AbbrevTable;
+
 // The declarations parsed so far, by their bytes (tag to terminator) and
-// form sizes, and the arrays every Abbrev parsed through the cache points
-// into: a cache must outlive its tables. One cache per task: it is not
-// thread-safe. Its scratch vectors are reused from table to table, so a
-// table costs a few allocations whatever its size.
+// form sizes, each stored once with the arrays it points into: a cache
+// must outlive its tables. One cache per task: it is not thread-safe. Its
+// scratch vectors are reused from table to table, so a table costs a few
+// allocations whatever its size.
 class AbbrevCache {
  public:
   AbbrevCache();
@@ -152,9 +154,17 @@ class AbbrevCache {
   AbbrevCache(const AbbrevCache&) = delete;
   AbbrevCache& operator=(const AbbrevCache&) = delete;
 
-  // Frees the lookup index and the scratch space, keeping the arrays the
-  // tables point into: for when no more tables will be parsed through it.
-  void finish();
+  // For when no more tables will be parsed through it: frees the lookup
+  // index and the scratch space, fixes the declarations in place, and
+  // points each of `tables` (those parsed through it) at them. A table
+  // answers find() only after this.
+  void finish(std::span<AbbrevTable> tables);
+  // Every declaration parsed through this cache, after finish(): the
+  // abbreviations its tables' find() returns all lie in this array.
+  std::span<const Abbrev> declarations() const { return store_; }
+  // Tells caches apart for the lifetime of the process (unlike an address,
+  // which a later cache may take): for state kept per cache elsewhere.
+  uint64_t serial() const { return serial_; }
   // Whether a declaration parsed through this cache has a form that
   // refers outside its unit (ref_addr, ref_sig8, ref_sup*, GNU_ref_alt) or
   // may (indirect): every abbreviation of its tables was parsed here.
@@ -168,9 +178,11 @@ class AbbrevCache {
     bool operator==(const Key& o) const;
   };
   static uint64_t hash_of(const Key& k);
-  // The declaration parsed with this key, or nullptr; and its insertion.
-  const Abbrev* find(const Key& key, uint64_t hash) const;
-  void insert(const Key& key, uint64_t hash, const Abbrev& a);
+  // The index in store_ of the declaration parsed with this key, or
+  // kAbsent; and its insertion, which gives its index.
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  uint32_t find(const Key& key, uint64_t hash) const;
+  uint32_t insert(const Key& key, uint64_t hash, const Abbrev& a);
 
   // The parse of the declaration at r (after its code), through the scratch
   // vectors, with its arrays copied into the arena.
@@ -181,21 +193,23 @@ class AbbrevCache {
   // The index: open addressing over entries_, slots_ holding an entry's
   // position + 1 (0: free), a power of two in size and at most half full.
   // Lookups are what a table costs (341k in vmlinux, 18k inserts).
+  // An entry's declaration is store_[its position].
   struct Entry {
     Key key;
     uint64_t hash;
-    Abbrev abbrev;
   };
   std::vector<Entry> entries_;
   std::vector<uint32_t> slots_;
+  std::vector<Abbrev> store_;  // the declarations; moves as it grows until finish()
   std::pmr::monotonic_buffer_resource arena_;
   // Scratch: of one declaration, and of one table.
   std::vector<AttrSpec> specs_;
   std::vector<KeySpec> keys_, str_keys_;
   std::vector<SkipStep> skips_;
-  std::vector<Abbrev> abbrevs_;
+  std::vector<uint32_t> indexes_;        // of each abbreviation, in store_
   std::vector<uint64_t> codes_, decls_;  // of each abbreviation, for the duplicate check
   bool refers_outside_unit_ = false;
+  uint64_t serial_;
 };
 
 class AbbrevTable {
@@ -203,7 +217,7 @@ class AbbrevTable {
   // Parses the table starting at r's cursor (a reader over .debug_abbrev
   // seeked to the unit's abbreviation offset), up to its 0 terminator or the
   // end of the section. Unknown forms and duplicate codes are errors. The
-  // table points into `cache`.
+  // table points into `cache`, once cache.finish() has linked it.
   static AbbrevTable parse(Reader r, FormSizes sizes, AbbrevCache& cache);
 
   AbbrevTable() = default;
@@ -217,23 +231,36 @@ class AbbrevTable {
     if (code < dense_.size()) return dense_[code];
     if (sparse_.empty()) return nullptr;
     auto it = sparse_.find(code);
-    return it == sparse_.end() ? nullptr : &abbrevs_[it->second];
+    return it == sparse_.end() ? nullptr : abbrevs_[it->second];
   }
 
-  const std::vector<Abbrev>& abbrevs() const { return abbrevs_; }
-  // Position of an abbreviation of this table in abbrevs(): 0..size()-1,
-  // for per-abbreviation counters.
-  size_t index_of(const Abbrev* a) const { return static_cast<size_t>(a - abbrevs_.data()); }
+  // The table's abbreviations in the order it declares them.
+  std::span<const Abbrev* const> abbrevs() const { return abbrevs_; }
   size_t size() const { return abbrevs_.size(); }
   uint64_t offset() const { return offset_; }
   FormSizes sizes() const { return sizes_; }
+  // The array every abbreviation of this table lies in (its cache's
+  // declarations, shared with the cache's other tables), and that cache's
+  // serial: per-abbreviation state can be an array indexed by position
+  // there, kept from table to table of one cache.
+  std::span<const Abbrev> declarations() const { return declarations_; }
+  uint64_t cache_serial() const { return cache_serial_; }
+  // Position of one of this table's abbreviations in declarations(), for
+  // per-abbreviation counters.
+  size_t index_of(const Abbrev* a) const { return static_cast<size_t>(a - declarations_.data()); }
 
  private:
+  friend class AbbrevCache;
   uint64_t offset_ = 0;
   FormSizes sizes_;
-  std::vector<Abbrev> abbrevs_;
+  std::vector<const Abbrev*> abbrevs_;              // in declaration order
   std::vector<const Abbrev*> dense_;                // code -> abbreviation (nullptr: no such code)
-  std::unordered_map<uint64_t, uint32_t> sparse_;   // code -> index, for codes past dense_
+  std::unordered_map<uint64_t, uint32_t> sparse_;   // code -> position in abbrevs_, for codes past dense_
+  // Until the cache links the table: each abbreviation's index in the
+  // cache, and dense_ as positions + 1 (0: no such code).
+  std::vector<uint32_t> unlinked_, unlinked_dense_;
+  std::span<const Abbrev> declarations_;
+  uint64_t cache_serial_ = 0;
 };
 
 }  // namespace btfc::dwarf

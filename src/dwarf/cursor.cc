@@ -94,7 +94,7 @@ void DieCursor::skip_children() {
 }
 
 void decode_unit(const DwarfFile& file, const Unit& unit, std::vector<uint64_t>& counts) {
-  counts.assign(unit.abbrevs->size(), 0);
+  counts.assign(unit.abbrevs->declarations().size(), 0);
   DieCursor cursor(unit);
   Die die;
   Attr attr;

@@ -290,13 +290,14 @@ void DwarfFile::read_abbrevs(std::vector<Unit>& units, const Sections& s) {
   // the lowest run's error: the first bad table's, whatever -j is.
   parallel_for(runs, [&](size_t c) {
     AbbrevCache& cache = *abbrev_caches_[first_cache + c];
-    for (size_t i = c * keys.size() / runs; i < (c + 1) * keys.size() / runs; i++) {
+    const size_t begin = c * keys.size() / runs, end = (c + 1) * keys.size() / runs;
+    for (size_t i = begin; i < end; i++) {
       auto [sections, offset, sizes] = keys[i];
       Reader r(sections->abbrev, sections->abbrev_name, sections->big_endian);
       r.seek(offset);
       parsed[i] = AbbrevTable::parse(r, sizes, cache);
     }
-    cache.finish();
+    cache.finish(std::span(parsed).subspan(begin, end - begin));
   });
   for (size_t i = 0; i < keys.size(); i++)
     abbrev_tables_[keys[i]] = std::make_unique<AbbrevTable>(std::move(parsed[i]));

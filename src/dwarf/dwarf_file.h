@@ -665,7 +665,7 @@ inline bool AttrIter::next(Attr& a) {
 // Walks every DIE of `unit` and decodes every attribute (strings and
 // references resolved), the full validation `btfc stats`, the fuzz target and
 // the benchmark run. counts[j] is set to the number of DIEs with
-// abbreviation j of unit.abbrevs.
+// abbreviation j of unit.abbrevs->declarations().
 void decode_unit(const DwarfFile& file, const Unit& unit, std::vector<uint64_t>& counts);
 
 }  // namespace btfc::dwarf

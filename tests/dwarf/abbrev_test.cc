@@ -1,6 +1,6 @@
 // Abbreviation tables of a file whose units repeat one another's
 // declarations, as vmlinux's do: the tables btfc parses (through one
-// AbbrevCache, a declaration seen before is copied, not parsed) must be
+// AbbrevCache, a declaration seen before is shared, not parsed again) must be
 // the ones llvm-dwarfdump prints, and the DIEs the cursor walks with them
 // the ones it lists. The units differ in form sizes (a DWARF64 unit, whose
 // strp and sec_offset take 8 bytes, between DWARF32 ones) and version
@@ -81,7 +81,8 @@ std::map<uint64_t, std::vector<std::string>> llvm_tables(const std::string& path
 
 std::vector<std::string> our_table(const AbbrevTable& t) {
   std::vector<std::string> out;
-  for (const Abbrev& a : t.abbrevs()) {
+  for (const Abbrev* ap : t.abbrevs()) {
+    const Abbrev& a = *ap;
     std::string line = tag_name(a.tag) + (a.has_children ? " yes" : " no");
     for (const AttrSpec& s : a.specs()) {
       line += " " + form_name(s.form);
@@ -111,7 +112,7 @@ TEST(AbbrevTable, SharedDeclarationsMatchLlvmDwarfdump) {
   const AbbrevTable& one = *dw.units()[0].abbrevs;
   const AbbrevTable& two = *dw.units()[1].abbrevs;
   ASSERT_EQ(our_table(one), our_table(two));
-  for (size_t i = 0; i < one.size(); i++) EXPECT_EQ(one.abbrevs()[i].attrs, two.abbrevs()[i].attrs) << i;
+  for (size_t i = 0; i < one.size(); i++) EXPECT_EQ(one.abbrevs()[i], two.abbrevs()[i]) << i;
 
   // Some of the DWARF64 unit's declarations are the same bytes (those
   // without references: gcc gives it ref8), but there strp, line_strp and
@@ -122,13 +123,13 @@ TEST(AbbrevTable, SharedDeclarationsMatchLlvmDwarfdump) {
   for (size_t i = 0; i < wide.size(); i++) {
     auto same = std::find(one_text.begin(), one_text.end(), wide_text[i]);
     if (same == one_text.end()) continue;
-    const Abbrev& narrow = one.abbrevs()[static_cast<size_t>(same - one_text.begin())];
+    const Abbrev& narrow = *one.abbrevs()[static_cast<size_t>(same - one_text.begin())];
     for (size_t j = 0; j < narrow.num_attrs; j++) {
       uint16_t form = narrow.attrs[j].form;
       if (form != DW_FORM_strp && form != DW_FORM_line_strp && form != DW_FORM_sec_offset) continue;
       offsets++;
       EXPECT_EQ(narrow.attrs[j].size, 4) << wide_text[i];
-      EXPECT_EQ(wide.abbrevs()[i].attrs[j].size, 8) << wide_text[i];
+      EXPECT_EQ(wide.abbrevs()[i]->attrs[j].size, 8) << wide_text[i];
     }
   }
   EXPECT_GE(offsets, 4u);  // at least the compile unit's
