@@ -96,10 +96,10 @@ struct SkipStep {
   uint16_t form = 0;
 };
 
-// 56 bytes, the fields the cursor reads for every DIE first. The code, the offset of the
-// declaration and the position in the table are not kept: the first two
-// are only needed while the table is parsed, the last is
-// AbbrevTable::index_of.
+// 56 bytes, the fields the cursor reads for every DIE first. The code
+// and the offset of the declaration are not kept: they are only needed
+// while the table is parsed. Its position among its cache's declarations
+// is AbbrevTable::index_of.
 struct Abbrev {
   uint32_t tag = 0;
   uint32_t fixed_size = 0;      // all_fixed: the bytes the attributes take together
@@ -159,12 +159,6 @@ class AbbrevCache {
   // points each of `tables` (those parsed through it) at them. A table
   // answers find() only after this.
   void finish(std::span<AbbrevTable> tables);
-  // Every declaration parsed through this cache, after finish(): the
-  // abbreviations its tables' find() returns all lie in this array.
-  std::span<const Abbrev> declarations() const { return store_; }
-  // Tells caches apart for the lifetime of the process (unlike an address,
-  // which a later cache may take): for state kept per cache elsewhere.
-  uint64_t serial() const { return serial_; }
   // Whether a declaration parsed through this cache has a form that
   // refers outside its unit (ref_addr, ref_sig8, ref_sup*, GNU_ref_alt) or
   // may (indirect): every abbreviation of its tables was parsed here.
@@ -209,6 +203,8 @@ class AbbrevCache {
   std::vector<uint32_t> indexes_;        // of each abbreviation, in store_
   std::vector<uint64_t> codes_, decls_;  // of each abbreviation, for the duplicate check
   bool refers_outside_unit_ = false;
+  // Tells caches apart for the lifetime of the process (unlike an
+  // address, which a later cache may take): AbbrevTable::cache_serial.
   uint64_t serial_;
 };
 
