@@ -18,11 +18,13 @@
 // - dirty_decay_ms/muzzy_decay_ms -1: freed pages stay in the process for
 //   the next phase instead of going back to the kernel and faulting in
 //   again; peak RSS is what counts, not what is held between phases.
-// Measured on vmlinux at -j2 against the same binary on glibc's malloc
-// (alternating runs, bench/compare.sh -B): 1.03 -> 0.79 s, peak RSS 146
-// -> 160 MB; amdgpu.ko 0.94 -> 0.69 s; 50 small modules one process each
-// 3.9 -> 2.8 s. Each setting alone gains little: huge pages without the
-// single arena fault as much as glibc's malloc.
+// Measured against the same code on glibc's malloc, in alternating runs
+// (bench/compare.sh -B) on a 2-vCPU AMD EPYC virtual machine: vmlinux -j2
+// 1.09 -> 1.03 s in one run and 1.03 -> 0.79 s in another (the host's
+// speed drifts), peak RSS 146 -> 160 MB; amdgpu.ko 1.07 -> 0.80 s; 50
+// small modules, one process each, 3.9 -> 2.8 s. Each setting alone gains
+// little: huge pages without the single arena fault as much as glibc's
+// malloc, and without huge pages jemalloc is no faster than glibc.
 #ifdef BTFC_JEMALLOC
 extern "C" {
 extern const char* malloc_conf;
