@@ -20,11 +20,12 @@
 //   again; peak RSS is what counts, not what is held between phases.
 // Measured against the same code on glibc's malloc, in alternating runs
 // (bench/compare.sh -B) on a 2-vCPU AMD EPYC virtual machine: vmlinux -j2
-// 1.09 -> 1.03 s in one run and 1.03 -> 0.79 s in another (the host's
+// 1.01 -> 0.88 s in one run and 1.09 -> 1.03 s in another (the host's
 // speed drifts), peak RSS 146 -> 160 MB; amdgpu.ko 1.07 -> 0.80 s; 50
 // small modules, one process each, 3.9 -> 2.8 s. Each setting alone gains
 // little: huge pages without the single arena fault as much as glibc's
-// malloc, and without huge pages jemalloc is no faster than glibc.
+// malloc, and without huge pages jemalloc is no faster than glibc (1.03
+// s against 0.79 s with them, in one run).
 #ifdef BTFC_JEMALLOC
 extern "C" {
 extern const char* malloc_conf;
