@@ -229,10 +229,19 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     stats.units++;
     stats.units_skipped += r.skipped;
   }
-  uint64_t total_bytes = 0;  // of the units' DWARF, for guesses of the output's size
+  uint64_t total_bytes = 0;  // of the units' DWARF
   for (const std::vector<size_t>& g : groups)
     for (size_t i : g) total_bytes += units[i].end - units[i].offset;
   btf::Btf out = base ? btf::Btf(base) : btf::Btf();
+  // Room in `out` for all of it, guessed from what the first group gives
+  // for its `first_bytes` of DWARF, with a margin (growing past it copies
+  // the table once more; unwritten room costs no memory), so that
+  // appending the groups does not copy the table at every doubling.
+  auto reserve_guessed = [&](Room first, uint64_t first_bytes, double margin) {
+    if (!first_bytes) return;
+    const double scale = margin * static_cast<double>(total_bytes) / static_cast<double>(first_bytes);
+    out.reserve_records(static_cast<size_t>(first.types * scale), static_cast<size_t>(first.words * scale));
+  };
   std::vector<btf::TypeId> stages;  // see btf::DedupOptions::stages
   if (base || groups.size() == 1) {
     // One dedup over all units (a small file, or split BTF:
@@ -254,14 +263,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         words += results[i].types.words().size();
         done_bytes += units[i].end - units[i].offset;
       }
-      // Room for all of it, guessed from the first batch with a margin
-      // (growing past it copies the table once more; unwritten room costs
-      // no memory), so that merging does not copy the table at every
-      // doubling.
-      if (g == 0 && groups.size() > 1 && done_bytes) {
-        double scale = 1.25 * static_cast<double>(total_bytes) / static_cast<double>(done_bytes);
-        out.reserve_records(static_cast<size_t>(types * scale), static_cast<size_t>(words * scale));
-      }
+      if (g == 0 && groups.size() > 1) reserve_guessed({types, words}, done_bytes, 1.25);
       if (g + 1 == groups.size()) reserve_for(out, types, words);
       // Each group's types refer only to the base and to themselves (a
       // unit's table is its own): dedup takes the groups as its stages.
@@ -292,10 +294,9 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         btf::Btf& table = group_out[merged];
         if (merged == 0) {
           // Room for every group's output and the FUNCs and VARs after
-          // them, guessed from the first group with a margin (unwritten
-          // room costs no memory): otherwise `out` grows by doublings,
-          // and reserve_for copies it once more after the last group
-          // (vmlinux: 5.5 MB into fresh pages, 20 ms on one core).
+          // them: otherwise reserve_for also copies `out` once more after
+          // the last group (vmlinux: 5.5 MB into fresh pages, 20 ms on
+          // one core).
           Room room{table.type_count(), table.words().size()};
           uint64_t bytes = 0;
           for (size_t i : groups[0]) {
@@ -304,10 +305,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
             room.words += f.words;
             bytes += units[i].end - units[i].offset;
           }
-          if (bytes) {
-            double scale = 1.5 * static_cast<double>(total_bytes) / static_cast<double>(bytes);
-            out.reserve_records(static_cast<size_t>(room.types * scale), static_cast<size_t>(room.words * scale));
-          }
+          reserve_guessed(room, bytes, 1.5);
         }
         btf::TypeId first = btf::append(out, table, {}, &names);
         auto shift = [&](btf::TypeId id) { return id >= 1 ? id - 1 + first : id; };  // a standalone table's ids
