@@ -59,18 +59,21 @@ int run_stats(Args args) {
   try {
     dwarf::DwarfFile dw(*elf);
     units = dw.units().size();
-    // counts[i][j]: DIEs of unit i with abbreviation j of its table's
-    // declarations().
-    std::vector<std::vector<uint64_t>> counts(units);
+    // tags[i]: DIEs of unit i by tag, folded as each unit is walked from
+    // decode_unit's counts by abbreviation, which span all the
+    // declarations of the unit's abbreviation cache (one buffer per
+    // thread, not one per unit).
+    std::vector<std::map<uint32_t, uint64_t>> tags(units);
     parallel_for(units, [&](size_t i) {
-      dwarf::decode_unit(dw, dw.units()[i], counts[i]);
+      thread_local std::vector<uint64_t> counts;
+      dwarf::decode_unit(dw, dw.units()[i], counts);
+      std::span<const dwarf::Abbrev> abbrevs = dw.units()[i].abbrevs->declarations();
+      for (size_t j = 0; j < counts.size(); j++)
+        if (counts[j]) tags[i][abbrevs[j].tag] += counts[j];
     });
     std::map<uint32_t, uint64_t> by_tag;
-    for (size_t i = 0; i < units; i++) {
-      std::span<const dwarf::Abbrev> abbrevs = dw.units()[i].abbrevs->declarations();
-      for (size_t j = 0; j < counts[i].size(); j++)
-        if (counts[i][j]) by_tag[abbrevs[j].tag] += counts[i][j];
-    }
+    for (const std::map<uint32_t, uint64_t>& unit_tags : tags)
+      for (auto [tag, n] : unit_tags) by_tag[tag] += n;
     for (auto [tag, n] : by_tag) {
       by_name[dwarf::tag_name(tag)] += n;
       dies += n;
