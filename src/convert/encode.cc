@@ -128,7 +128,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     // (parallel_for rethrows the lowest index's error).
     parallel_for(base_input.wanted() ? 4 : 3, [&](size_t k) {
       if (k == 0) {
-        dw.emplace(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt, .relocate_by_unit = by_unit});
+        dw.emplace(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt, .relocate_by_unit = by_unit, .copy_by_unit = true});
         used_by_unit = dw->by_unit();
       }
       if (k == 1) functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
@@ -145,8 +145,9 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
   const char* int_name = nullptr;  // UnitContext::int_name, set for names by offset
   auto convert_unit = [&](size_t i) {
     UnitResult& r = results[i];
-    // A module's unit is read and relocated into this thread's buffer,
-    // which stays in cache from unit to unit (see elf::PartRelocator).
+    // A unit is read into this thread's buffer, which stays in cache from
+    // unit to unit: a module's relocated there (see elf::PartRelocator),
+    // a linked file's copied (DwarfFile::copies_units).
     thread_local elf::PartRelocator::Part buffer;
     dwarf::UnitBytes bytes(*dw, units[i], buffer);
     const dwarf::Unit& unit = bytes.unit();
@@ -181,7 +182,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
   };
   auto release_group = [&](const std::vector<size_t>& g) {
     if (!g.empty()) dw->release_by_unit(units[g.front()], units[g.back()]);
-    for_runs(g, [&](Bytes b) { elf.release(b); });
+    if (!dw->copies_units()) for_runs(g, [&](Bytes b) { elf.release(b); });
   };
   // The records emit_functions and emit_variables may append for one
   // unit after the last merge (an upper bound: one FUNC per candidate,

@@ -89,16 +89,29 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
       for (Unit& u : units_) u.reader = whole.sub(u.offset, u.end - u.offset);
       parts_.reset();
     }
+    if (options.copy_by_unit && !parts_ && elf.type() != elf::ET_REL) {
+      // Only bytes of the mapping are worth a copy (not a decompressed or
+      // relocated one), and a relocatable file's units may need their
+      // relocations' targets, which a copy does not carry.
+      const Bytes mapped = elf.bytes();
+      auto in_mapping = [&](Bytes b) {
+        return b.empty() || (b.data() >= mapped.data() && b.data() + b.size() <= mapped.data() + mapped.size());
+      };
+      copy_units_ = std::all_of(main_.info.begin(), main_.info.end(), in_mapping) &&
+                    std::all_of(main_.types.begin(), main_.types.end(), in_mapping);
+    }
     for (const Unit& u : units_)
       if (u.is_type_unit()) signatures_.emplace_back(u.type_signature, &u);
     std::sort(signatures_.begin(), signatures_.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const Unit& u : units_) by_offset_.push_back(&u);
     for (const Unit& u : alt_units_) by_offset_.push_back(&u);
-    // Reading a header or a root DIE maps the pages around it (the
-    // kernel's fault-around: a whole vmlinux for one page per unit); they
-    // are dropped again so that resident memory grows with the units being
-    // converted only. Roots are read in parallel, in runs of neighbouring
+    // Reading a header or a root DIE in place maps the pages around it
+    // (the kernel's fault-around: a whole vmlinux for one page per unit);
+    // they are dropped again so that resident memory grows with the units
+    // being converted only. Where units are relocated or copied, roots are
+    // read from a window of their own instead, and no page is mapped.
+    // Roots are read in parallel, in runs of neighbouring
     // units; a bad root reports the same whatever -j is (parallel_for
     // rethrows the lowest run's error, and a run stops at its first).
     constexpr size_t kRootRun = 64;
@@ -107,7 +120,11 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
       elf::PartRelocator::Part part;
       for (size_t i = run * kRootRun; i < std::min(units_.size(), (run + 1) * kRootRun); i++) {
         if (parts_) {
-          read_root_relocated(units_[i], part);
+          read_root_windowed(units_[i], [&](uint64_t lo, uint64_t hi) { return relocated(lo, hi, part); });
+          continue;
+        }
+        if (copy_units_) {
+          read_root_windowed(units_[i], [&](uint64_t lo, uint64_t hi) { return copied(units_[i], lo, hi, part); });
           continue;
         }
         read_root(units_[i]);
@@ -335,15 +352,16 @@ void DwarfFile::read_root(Unit& u) {
   }
 }
 
-// A root DIE is read from a window of its unit's start, relocated: a few
-// hundred bytes usually, the whole unit if need be. A name in the window
-// (DW_FORM_string, never relocated) is taken from the file's bytes, which
-// outlive the window.
-void DwarfFile::read_root_relocated(Unit& u, elf::PartRelocator::Part& part) {
+// A root DIE is read from a window of its unit's start, relocated or
+// copied: a few hundred bytes usually, the whole unit if need be. A name
+// in the window (DW_FORM_string, never relocated) is taken from the
+// file's bytes, which outlive the window.
+template <typename Window>
+void DwarfFile::read_root_windowed(Unit& u, Window&& window) {
   const Reader kept = u.reader;  // the file's bytes
   for (uint64_t want = 1024;; want *= 16) {
     const uint64_t hi = want < u.end - u.die_offset ? u.die_offset + want : u.end;
-    u.reader = relocated(u.offset, hi, part);
+    u.reader = window(u.offset, hi);
     try {
       read_root(u);
       break;
@@ -376,6 +394,13 @@ Reader DwarfFile::relocated(uint64_t lo, uint64_t hi, elf::PartRelocator::Part& 
   return Reader(Bytes(buffer.bytes.data(), buffer.bytes.size()), main_.info_name, main_.big_endian, lo);
 }
 
+Reader DwarfFile::copied(const Unit& u, uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer) const {
+  buffer.bytes.resize(hi - lo);
+  elf_->copy_out(u.reader.bytes().data() + (lo - u.offset), buffer.bytes);
+  buffer.targets.clear();
+  return Reader(Bytes(buffer.bytes.data(), buffer.bytes.size()), u.section_name(), u.sections->big_endian, lo);
+}
+
 void DwarfFile::skip_unit(const Unit& u) const {
   if (parts_ && !u.is_alt) parts_->count(u.offset, u.end);
 }
@@ -404,9 +429,9 @@ thread_local const UnitBytes* t_unit_bytes = nullptr;  // the innermost in effec
 
 UnitBytes::UnitBytes(const DwarfFile& dw, const Unit& unit, elf::PartRelocator::Part& buffer)
     : dw_(dw), unit_(unit), part_(buffer) {
-  if (!dw.by_unit() || unit.is_alt) return;
+  if (unit.is_alt || !(dw.by_unit() || dw.copies_units())) return;
   copy_.emplace(unit);
-  copy_->reader = dw.relocated(unit.offset, unit.end, buffer, true);
+  copy_->reader = dw.by_unit() ? dw.relocated(unit.offset, unit.end, buffer, true) : dw.copied(unit, unit.offset, unit.end, buffer);
   outer_ = t_unit_bytes;
   t_unit_bytes = this;
 }
@@ -494,7 +519,7 @@ void DwarfFile::load_alt(const elf::ElfFile& elf, const Options& options) {
 }
 
 const Unit& DwarfFile::unit_at(uint64_t offset) const {
-  if (parts_)
+  if (parts_ || copy_units_)
     if (const Unit* u = UnitBytes::current(*this, offset)) return *u;
   auto it = std::upper_bound(by_offset_.begin(), by_offset_.end(), offset,
                              [](uint64_t o, const Unit* u) { return o < u->global_offset(); });
