@@ -45,6 +45,8 @@ int run(Args args, bool pahole_mode) {
     std::fprintf(stderr, "units        %zu (%zu skipped)\n", s.units, s.units_skipped);
     if (s.files_by_unit)
       std::fprintf(stderr, "by unit      %zu file%s relocated unit by unit\n", s.files_by_unit, s.files_by_unit > 1 ? "s" : "");
+    if (s.files_copied)
+      std::fprintf(stderr, "by unit      %zu file%s copied unit by unit\n", s.files_copied, s.files_copied > 1 ? "s" : "");
     if (s.files_redone)
       std::fprintf(stderr, "redone       %zu file%s deduplicated in stages had the type passes run again whole\n",
                    s.files_redone, s.files_redone > 1 ? "s" : "");

@@ -360,6 +360,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     unit_checked = true;
     stats.files_by_unit = 1;
   }
+  stats.files_copied = dw->copies_units();
   for (const UnitResult& r : results) stats.dies += r.dies;
   {
     PhaseTimer t("funcs");
@@ -504,6 +505,7 @@ void add(EncodeStats& sum, const EncodeStats& s) {
   sum.files += s.files;
   sum.files_written += s.files_written;
   sum.files_by_unit += s.files_by_unit;
+  sum.files_copied += s.files_copied;
   sum.files_redone += s.files_redone;
   sum.files_names_by_offset += s.files_names_by_offset;
   sum.files_names_redone += s.files_names_redone;

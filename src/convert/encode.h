@@ -60,6 +60,7 @@ struct EncodeStats {
   bool written = false;             // false when there was nothing to encode
   size_t files = 0, files_written = 0;  // batch mode (single file: 1 and 0/1)
   size_t files_by_unit = 0;         // files whose units were relocated one by one
+  size_t files_copied = 0;          // files whose units were copied one by one (DwarfFile::copies_units)
   size_t files_redone = 0;          // files whose staged dedup ran its type passes again (btf::DedupReport)
   size_t files_names_by_offset = 0; // files whose groups took .debug_str offsets as names (see build())
   size_t files_names_redone = 0;    // files encoded again by text, those offsets naming a text twice

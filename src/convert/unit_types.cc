@@ -685,7 +685,13 @@ void UnitTypes::drain() {
   draining_ = false;
 }
 
-TypeId UnitTypes::index_type() { return int_id_; }
+// An array of another unit (met through a reference: a type unit's, or
+// LTO's) in a unit that numbered no array of its own, and so has no index
+// `int` yet: it gets one now, as 2.5's, or the ARRAY would index by void.
+TypeId UnitTypes::index_type() {
+  if (!int_id_) int_id_ = reserve(Die{}, kIndexInt);
+  return int_id_;
+}
 
 const char* shared_int_name(const DwarfFile& dw) {
   try {

@@ -542,7 +542,8 @@ class DwarfFile {
 };
 
 // One unit's bytes, relocated into a buffer of the caller's when the file
-// is relocated unit by unit (DwarfFile::by_unit()); otherwise the unit as
+// is relocated unit by unit (DwarfFile::by_unit()), copied there when the
+// file copies its units (DwarfFile::copies_units()); otherwise the unit as
 // it is. While it lives, this thread's reads of the unit's DIEs through
 // unit(), DwarfFile::die_at and unit_at see those bytes. Die values made
 // from it (and strings of DW_FORM_string) point into the buffer: they are

@@ -26,6 +26,12 @@ namespace {
 
 using btf::testing::read_bytes;
 
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
+  return n;
+}
+
 std::string pahole_mode_binary() { return std::filesystem::path(BTFC_BINARY).parent_path() / "pahole"; }
 
 // btfc's and pahole 1.24's BTF of `obj`: equivalent graphs expected.
@@ -276,6 +282,51 @@ TEST(Encode, ClangLtoLink) {
   std::string d = dump(out);
   EXPECT_NE(d.find("STRUCT 'P' size=16 vlen=2"), std::string::npos) << d;
   BTFC_EXPECT_LOADS(read_bytes(out));
+}
+
+// A linked file's units are read as copies of their bytes, one by one,
+// out of the file's mapping (DwarfFile::copies_units); references into
+// other units (clang LTO) and type units read through the same lookups.
+// With .debug_* compressed the units are not in the mapping: they are read
+// in place from the decompressed section, and the output is the same.
+TEST(Encode, LinkedUnitsCopiedOrReadInPlaceGiveTheSameBytes) {
+  std::string dir = test::scratch_dir();
+  const char* a_src = "struct P { int x; struct P *next; char n[4]; };\nstruct Q { struct P p; long y; };\n"
+                      "struct Q *mk(void);\nint main(void) { return mk()->p.x; }\n";
+  const char* b_src = "struct P { int x; struct P *next; char n[4]; };\nstruct Q { struct P p; long y; };\n"
+                      "static struct Q q; int gv = 3;\n__attribute__((noinline)) struct Q *mk(void) { return &q; }\n";
+  struct Build {
+    const char* name;
+    const char* compile;
+    const char* link;
+  };
+  for (const Build& b : {Build{"lto", "clang -g -O2 -flto -c", "clang -flto -fuse-ld=lld -g -O2"},
+                         Build{"types", "gcc -g -gdwarf-4 -fdebug-types-section -O2 -c", "gcc -g"}}) {
+    SCOPED_TRACE(b.name);
+    std::string a = test::compile_c(std::string(b.name) + "_a", a_src, b.compile);
+    std::string c = test::compile_c(std::string(b.name) + "_b", b_src, b.compile);
+    std::string exe = dir + "/" + b.name + "_linked";
+    test::RunResult l = test::run(std::string(b.link) + " -o " + exe + " " + a + " " + c);
+    ASSERT_EQ(l.status, 0) << l.err;
+    test::RunResult z = test::run("objcopy --compress-debug-sections=zlib " + exe + " " + exe + ".z");
+    ASSERT_EQ(z.status, 0) << z.err;
+    std::vector<uint8_t> outs[2];
+    for (int k = 0; k < 2; k++) {
+      const std::string in = k ? exe + ".z" : exe, out = in + ".btf";
+      test::RunResult r = test::run_btfc("encode --stats --btf_encode_detached=" + out + " " + in);
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(r.err.find("by unit      1 file copied unit by unit") != std::string::npos, k == 0) << r.err;
+      outs[k] = read_bytes(out);
+    }
+    EXPECT_FALSE(outs[0].empty());
+    EXPECT_TRUE(outs[0] == outs[1]) << "read in place, the output differs";
+    // Q once, P once (gcc's type units: Q's unit reads P through P's
+    // signature, and its array needs an index `int` there too).
+    const std::string d = dump(exe + ".btf");
+    EXPECT_EQ(count_of(d, "STRUCT 'Q' size=32 vlen=2"), 1) << d;
+    EXPECT_EQ(count_of(d, "STRUCT 'P' size=24 vlen=3"), 1) << d;
+    BTFC_EXPECT_LOADS(outs[0]);
+  }
 }
 
 TEST(Encode, ClangBtfTags) {
