@@ -244,10 +244,13 @@ class PartRelocator {
   struct Part {
     UninitVector<uint8_t> bytes;
     std::vector<ElfFile::RelocTarget> targets;  // sorted by offset
+    UninitVector<uint8_t> entries;  // the relocation entries read for it (scratch)
   };
   // Reads bytes [lo, hi) of the section (lo <= hi <= its size) into
-  // part.bytes, relocated: the bytes with pread, the entries in place in
-  // the mapping (see release()). With `count`, the entries whose offsets
+  // part.bytes, relocated: the bytes with pread, and the entries that may
+  // touch them too, into part.entries. Read in place, the mapping's pages
+  // fault in 64 KB at a time, each fault an exit to the host on a virtual
+  // machine: amdgpu.ko's 143 MB of entries so cost more than reading them. With `count`, the entries whose offsets
   // lie in [lo, hi) are counted for complete(). Safe to call from several
   // threads.
   void read(uint64_t lo, uint64_t hi, Part& part, bool count) const { run(lo, hi, &part, count); }
@@ -257,6 +260,7 @@ class PartRelocator {
   // Drops the mapped pages of the entries of [lo, hi) (whole pages between
   // samples), for parts read for the last time: resident memory then
   // follows the parts being read, not the 143 MB of amdgpu.ko's entries.
+  // (Only count() maps them now.)
   void release(uint64_t lo, uint64_t hi) const;
   // True if the counted reads together counted every entry.
   bool complete() const {

@@ -620,6 +620,11 @@ void PartRelocator::run(uint64_t lo, uint64_t hi, Part* part, bool count) const 
   if (first >= last) return;
   const size_t n = last - first;
   const uint8_t* entries = elf_.bytes_.data() + rel_.offset + first * entsize_;
+  if (part) {
+    part->entries.resize(n * entsize_);
+    elf_.copy_out(entries, part->entries);
+    entries = part->entries.data();
+  }
   const Decoder decode(elf_.is_64(), elf_.big_endian(), elf_.machine() == EM_MIPS && elf_.is_64(), true);
   auto offset_of = [&](size_t i) { return decode(entries + i * entsize_).offset; };
   // Counting needs the entries read to be in order, so that those found
