@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "base/parallel.h"
+#include "base/prefault.h"
 
 namespace btfc::elf {
 
@@ -243,6 +244,10 @@ Bytes ElfFile::compute_section_data(const Section& s, Cached& c) const {
     // Not compressed: relocate a copy, read from the file rather than the
     // mapping so the original's pages are never mapped (see MappedFile::read).
     c.copy = PageBuffer(data.size());
+    // Its small pages present in one call, not one fault each (an exit to
+    // the host on a virtual machine): amdgpu.ko's .debug_loclists and
+    // .debug_rnglists, 1.4k of its 4.2k faults, read phase 0.104 -> 0.095 s.
+    prefault(c.copy.data(), c.copy.size());
     out = c.copy.span();
     fill = [&](uint64_t lo, uint64_t hi) { copy_out(data.data() + lo, out.subspan(lo, hi - lo)); };
   }
