@@ -361,6 +361,7 @@ void DwarfFile::read_root_windowed(Unit& u, Window&& window) {
   const Reader kept = u.reader;  // the file's bytes
   for (uint64_t want = 1024;; want *= 16) {
     const uint64_t hi = want < u.end - u.die_offset ? u.die_offset + want : u.end;
+    u.reader = kept;  // what `window` copies from, and what a failure leaves
     u.reader = window(u.offset, hi);
     try {
       read_root(u);

@@ -515,7 +515,7 @@ class DwarfFile {
   // (copies_units() only), and a reader over them.
   Reader copied(const Unit& u, uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer) const;
   // read_root from a window of the unit's start, as `window(lo, hi)` gives
-  // it (relocated, or copied).
+  // it (relocated, or copied), called with u's reader the file's bytes.
   template <typename Window>
   void read_root_windowed(Unit& u, Window&& window);
   bool has_cross_unit_forms() const;

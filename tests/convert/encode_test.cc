@@ -286,27 +286,32 @@ TEST(Encode, ClangLtoLink) {
 
 // A linked file's units are read as copies of their bytes, one by one,
 // out of the file's mapping (DwarfFile::copies_units); references into
-// other units (clang LTO) and type units read through the same lookups.
-// With .debug_* compressed the units are not in the mapping: they are read
-// in place from the decompressed section, and the output is the same.
+// other units (clang LTO) and type units read through the same lookups,
+// and a root DIE longer than the first window read for it (a comp_dir of
+// 1.4 KB, inline with -fno-merge-debug-strings) from a bigger one. With
+// .debug_* compressed the units are not in the mapping: they are read in
+// place from the decompressed section, and the output is the same.
 TEST(Encode, LinkedUnitsCopiedOrReadInPlaceGiveTheSameBytes) {
   std::string dir = test::scratch_dir();
+  std::string deep = dir;
+  for (int k = 0; k < 7; k++) deep += "/" + std::string(200, 'd');
+  std::filesystem::create_directories(deep);
   const char* a_src = "struct P { int x; struct P *next; char n[4]; };\nstruct Q { struct P p; long y; };\n"
                       "struct Q *mk(void);\nint main(void) { return mk()->p.x; }\n";
   const char* b_src = "struct P { int x; struct P *next; char n[4]; };\nstruct Q { struct P p; long y; };\n"
                       "static struct Q q; int gv = 3;\n__attribute__((noinline)) struct Q *mk(void) { return &q; }\n";
   struct Build {
-    const char* name;
-    const char* compile;
-    const char* link;
+    std::string name, compile, link;
   };
   for (const Build& b : {Build{"lto", "clang -g -O2 -flto -c", "clang -flto -fuse-ld=lld -g -O2"},
-                         Build{"types", "gcc -g -gdwarf-4 -fdebug-types-section -O2 -c", "gcc -g"}}) {
+                         Build{"types", "gcc -g -gdwarf-4 -fdebug-types-section -O2 -c", "gcc -g"},
+                         Build{"long_root", "cd " + deep + " && gcc -g -gdwarf-4 -fno-merge-debug-strings -O2 -c",
+                               "gcc -g"}}) {
     SCOPED_TRACE(b.name);
-    std::string a = test::compile_c(std::string(b.name) + "_a", a_src, b.compile);
-    std::string c = test::compile_c(std::string(b.name) + "_b", b_src, b.compile);
+    std::string a = test::compile_c(b.name + "_a", a_src, b.compile);
+    std::string c = test::compile_c(b.name + "_b", b_src, b.compile);
     std::string exe = dir + "/" + b.name + "_linked";
-    test::RunResult l = test::run(std::string(b.link) + " -o " + exe + " " + a + " " + c);
+    test::RunResult l = test::run(b.link + " -o " + exe + " " + a + " " + c);
     ASSERT_EQ(l.status, 0) << l.err;
     test::RunResult z = test::run("objcopy --compress-debug-sections=zlib " + exe + " " + exe + ".z");
     ASSERT_EQ(z.status, 0) << z.err;
