@@ -531,8 +531,8 @@ class ChunkNames {
 // run leaves the base's part as it found it (its few changes are undone),
 // so the next run on that base starts from it.
 struct Scratch {
-  bool base_ready = false;   // [0, base end) of rec, kind, map, hypot is as index_records() fills it
-  IdArray<const uint32_t*> rec;
+  bool base_ready = false;   // [0, base end) of kind, map, hypot (and all of rec) is as index_records() fills it
+  IdArray<const uint32_t*> rec;  // base ids only
   IdArray<Kind> kind;
   IdArray<uint32_t> map, hypot;
   std::optional<CandidateIndex> index;  // a working copy of the base's index
@@ -620,6 +620,7 @@ class Deduper {
         prepared_(prepared_for(btf, options)),
         scratch_(prepared_ ? prepared_->take() : std::make_unique<Scratch>()),
         rec_(scratch_->rec), kind_(scratch_->kind), map_(scratch_->map), hypot_(scratch_->hypot),
+        own_words_(btf.words().data()), own_offsets_(btf.offsets().data()),
         hypot_list_(end_), merge_list_(end_), report_(options.report) {
     const std::span<const TypeId> st = options.stages;
     if (st.size() >= 2 && st.front() == start_ && st.back() < end_ &&
@@ -923,10 +924,13 @@ class Deduper {
   }
 
   // ---- record access and canonical map ----
-  // A pointer per id rather than the table's offsets (4 bytes per id,
-  // already there) and the base's: rec() is the most called function of
-  // dedup, and choosing the table cost more than the 4 more bytes.
-  const uint32_t* rec(uint32_t id) const { return rec_[id]; }
+  // Base ids through a pointer each, own ids through the table's offsets
+  // (4 bytes per id, already there): a pointer per own id too was 8 bytes
+  // of fresh memory per type (amdgpu.ko: 14 MB), which costs more than
+  // choosing the table here (own words do not move during dedup).
+  const uint32_t* rec(uint32_t id) const {
+    return id >= start_ ? own_words_ + own_offsets_[id - start_] : rec_[id];
+  }
   uint32_t* own(uint32_t id) { return btf_.mutable_record(id); }
   // From a byte per id: the kind is asked for far more often than the
   // record, and a byte array stays in cache.
@@ -964,7 +968,7 @@ class Deduper {
   void index_records() {
     bool ready = scratch_->base_ready;
     scratch_->base_ready = false;  // until this run ends well
-    rec_.resize(end_);
+    rec_.resize(start_);
     kind_.resize(end_);
     map_.resize(end_);
     hypot_.resize(end_);
@@ -996,8 +1000,7 @@ class Deduper {
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
       PassLists& lists = listed_[(lo - start_) / kIdChunk];
       for (uint32_t id = lo; id < hi; ++id) {
-        rec_[id] = words + offsets[id - start_];
-        Kind k = kind_of(rec_[id]);
+        Kind k = kind_of(words + offsets[id - start_]);
         kind_[id] = k;
         map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
         hypot_[id] = UNPROCESSED;
@@ -1815,10 +1818,12 @@ class Deduper {
   uint32_t start_, end_;
   const DedupBase::Impl* prepared_;    // when prepared for this table's base
   std::unique_ptr<Scratch> scratch_;   // the prepared base's, or this run's own
-  IdArray<const uint32_t*>& rec_;  // the record of every id (own words do not move during dedup)
+  IdArray<const uint32_t*>& rec_;  // the record of every base id
   IdArray<Kind>& kind_;
   IdArray<uint32_t>& map_;        // id -> canonical id (chains allowed)
   IdArray<uint32_t>& hypot_;      // canonical-side id -> candidate-side id
+  const uint32_t* own_words_;     // the table's words and offsets (which do not move during dedup)
+  const uint32_t* own_offsets_;
   // The ids set in hypot_, to clear them, and those of them merge_hypot()
   // looks at, in order. An id is set at most once between two clears, so
   // room for every id is room enough: no capacity check per pair.
