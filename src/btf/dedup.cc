@@ -869,15 +869,18 @@ class Deduper {
       const std::vector<uint32_t>& all = listed_[c][pass];
       std::span<const uint32_t> ids(std::lower_bound(all.begin(), all.end(), lo), all.end());
       ids = ids.first(static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), hi) - ids.begin()));
+      // The prims' signatures, by place in their list.
+      const uint32_t* sigs = pass == kPrims ? prim_sigs_[c].data() + (ids.data() - all.data()) : nullptr;
       for (size_t i = 0; i < ids.size(); ++i) {
         if (i + kAhead < ids.size()) {
           uint32_t ahead = ids[i + kAhead];
           if (wants(ahead)) {
             __builtin_prefetch(rec(ahead));
-            if (signed_ahead) index_->prefetch(sig_[ahead - start_]);  // its candidates' slot
+            if (signed_ahead && sigs) index_->prefetch(sigs[i + kAhead]);  // its candidates' slot
           }
         }
-        fn(ids[i]);
+        if constexpr (std::is_invocable_v<Fn, uint32_t, uint32_t>) fn(ids[i], sigs[i]);
+        else fn(ids[i]);
       }
     }
   }
@@ -997,24 +1000,39 @@ class Deduper {
     const uint32_t* words = btf_.words().data();
     const uint32_t* offsets = btf_.offsets().data();
     listed_.resize((end_ - start_ + kIdChunk - 1) / kIdChunk);
+    // Each list at its size from the start (grown by doublings, a list
+    // left up to twice its size in fresh memory behind), and the prims'
+    // signatures beside theirs, written by compute_signatures() where
+    // read: per prim rather than per id (a tenth of them; amdgpu.ko: 7 MB
+    // -> 0.6 MB of fresh memory).
+    prim_sigs_.resize(listed_.size());
+    auto pass_of = [](Kind k) {
+      switch (k) {
+        case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float: return kPrims;
+        case Kind::Struct: case Kind::Union: return kStructs;
+        case Kind::Var: case Kind::Datasec: return kPasses;  // never deduplicated
+        default: return kRefs;  // and any kind dedup_reference() rejects
+      }
+    };
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
-      PassLists& lists = listed_[(lo - start_) / kIdChunk];
+      const size_t c = (lo - start_) / kIdChunk;
+      PassLists& lists = listed_[c];
+      std::array<size_t, kPasses + 1> count{};
       for (uint32_t id = lo; id < hi; ++id) {
         Kind k = kind_of(words + offsets[id - start_]);
         kind_[id] = k;
         map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
         hypot_[id] = UNPROCESSED;
-        switch (k) {
-          case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float:
-            lists[kPrims].push_back(id);
-            break;
-          case Kind::Struct: case Kind::Union: lists[kStructs].push_back(id); break;
-          case Kind::Var: case Kind::Datasec: break;
-          default: lists[kRefs].push_back(id); break;  // and any kind dedup_reference() rejects
-        }
+        ++count[pass_of(k)];
       }
+      for (size_t p = 0; p < kPasses; ++p) {
+        lists[p].clear();
+        lists[p].reserve(count[p]);
+      }
+      for (uint32_t id = lo; id < hi; ++id)
+        if (Pass p = pass_of(kind_[id]); p != kPasses) lists[p].push_back(id);
+      prim_sigs_[c].resize(count[kPrims]);
     });
-    sig_.resize(end_ - start_);  // written by compute_signatures() where read
   }
 
   void prepare_base() {
@@ -1180,7 +1198,8 @@ class Deduper {
   // primitive types depend only on names and sizes: computed in parallel.)
   void prims_pass(uint32_t lo, uint32_t hi) {
     compute_signatures(lo, hi);
-    for_listed(kPrims, [](uint32_t) { return true; }, [&](uint32_t id) { dedup_primitive(id); }, true, lo, hi);
+    for_listed(kPrims, [](uint32_t) { return true; }, [&](uint32_t id, uint32_t sig) { dedup_primitive(id, sig); }, true,
+               lo, hi);
   }
 
   // Pass 1 for a standalone table whose strings are each there once
@@ -1388,13 +1407,14 @@ class Deduper {
     const size_t first = (lo - start_) / kIdChunk, last = (hi - 1 - start_) / kIdChunk;
     parallel_for(last - first + 1, [&](size_t k) {
       const std::vector<uint32_t>& all = listed_[first + k][kPrims];
+      std::vector<uint32_t>& sigs = prim_sigs_[first + k];
       for (auto it = std::lower_bound(all.begin(), all.end(), lo); it != all.end() && *it < hi; ++it) {
-        const uint32_t id = *it;
-        const uint32_t* r = rec(id);
+        const uint32_t* r = rec(*it);
+        uint32_t& sig = sigs[static_cast<size_t>(it - all.begin())];
         switch (kind_of(r)) {
-          case Kind::Int: sig_[id - start_] = sig_tag(hash_int_tag(r)); break;
-          case Kind::Enum: case Kind::Enum64: sig_[id - start_] = sig_tag(hash_enum(r)); break;
-          default: sig_[id - start_] = sig_tag(hash_common(r)); break;  // FWD, FLOAT
+          case Kind::Int: sig = sig_tag(hash_int_tag(r)); break;
+          case Kind::Enum: case Kind::Enum64: sig = sig_tag(hash_enum(r)); break;
+          default: sig = sig_tag(hash_common(r)); break;  // FWD, FLOAT
         }
       }
     });
@@ -1402,10 +1422,9 @@ class Deduper {
 
   // ---- pass 2 ----
   // `id` is one of the prims pass's list (INT, ENUM, ENUM64, FWD, FLOAT).
-  void dedup_primitive(uint32_t id) {
+  void dedup_primitive(uint32_t id, uint32_t h) {
     const uint32_t* t = rec(id);
     uint32_t new_id = id;
-    uint32_t h = sig_[id - start_];
     switch (kind_of(t)) {
       case Kind::Int:
         index_->for_each(h, [&](uint32_t c) { return equal_int_tag(t, rec(c)) ? (new_id = c, true) : false; });
@@ -1742,10 +1761,10 @@ class Deduper {
     // Old canonical id -> new id; base ids stay as they are. In parallel
     // chunks of ids: each counts its canonical types and their words, and
     // from the prefix sums knows its first new id and where its records go.
-    // In the signatures' memory, read for the last time by now: fresh
-    // pages cost more than their filling (amdgpu.ko: 7 MB).
-    IdArray<uint32_t> new_own = std::move(sig_);
-    new_own.resize(end_ - start_);
+    // In hypot_'s own part, not read again (the next run on the scratch
+    // sets it anew): fresh pages cost more than their filling (amdgpu.ko:
+    // 7 MB).
+    uint32_t* const new_own = hypot_.data() + start_;
     auto new_id = [&](uint32_t id) { return id < start_ ? id : new_own[id - start_]; };
     size_t chunks = (end_ - start_ + kIdChunk - 1) / kIdChunk;
     std::vector<uint32_t> first_type(chunks + 1, 0);
@@ -1831,7 +1850,7 @@ class Deduper {
   size_t hypot_count_ = 0, merge_count_ = 0;
   std::vector<uint32_t> base_map_log_;  // base ids whose map_ entry changed
   bool hypot_adjust_canon_ = false;
-  IdArray<uint32_t> sig_;         // signature tags, by id - start_
+  std::vector<std::vector<uint32_t>> prim_sigs_;  // signature tags of listed_[c][kPrims], by place
   std::vector<PassLists> listed_;  // own ids by type pass, per chunk of kIdChunk ids
   std::optional<CandidateIndex> own_index_;
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
