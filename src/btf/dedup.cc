@@ -611,6 +611,16 @@ class Deduper {
   // The type passes, each with a list of the own ids it handles.
   enum Pass { kPrims, kStructs, kRefs, kPasses };
   using PassLists = std::array<std::vector<uint32_t>, kPasses>;
+  // The pass a kind is listed for; kPasses for none (VAR and DATASEC are
+  // never deduplicated: their map entry is their own id).
+  static Pass pass_of(Kind k) {
+    switch (k) {
+      case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float: return kPrims;
+      case Kind::Struct: case Kind::Union: return kStructs;
+      case Kind::Var: case Kind::Datasec: return kPasses;
+      default: return kRefs;  // and any kind dedup_reference() rejects
+    }
+  }
 
  public:
   Deduper(Btf& btf, const DedupOptions& options)
@@ -668,8 +678,7 @@ class Deduper {
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
     // 5. Reference types, depth first, now that their targets are final.
     timed("dedup.refs", [&] {
-      for_listed(kRefs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_reference(id); },
-                 /*signed_ahead=*/false);
+      for_listed(kRefs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_reference(id); });
     });
     // 6 and 7. Canonical types get dense new ids; every reference follows.
     timed("dedup.compact", [&] { compact_and_remap(id_map); });
@@ -686,7 +695,7 @@ class Deduper {
     for_listed(kStructs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) {
       ahead.prefetch_until(id + kStructAhead);
       dedup_struct(id);
-    }, /*signed_ahead=*/false, lo, hi);
+    }, lo, hi);
   }
 
   // Passes 1-3 for a table in stages (DedupOptions::stages), a stage's
@@ -830,8 +839,7 @@ class Deduper {
     base_map_log_.clear();
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
       for (uint32_t id = lo; id < hi; ++id) {
-        Kind k = kind_[id];
-        map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;
+        map_[id] = pass_of(kind_[id]) == kPasses ? id : UNPROCESSED;
       }
     });
     conflict_ = false;
@@ -854,13 +862,12 @@ class Deduper {
   // other ids: amdgpu.ko's prims are 150k of 1.8M). Their records lie
   // sparse in the table's words: the hardware does not see them coming, so
   // the record of the id kAhead places on is prefetched if the pass still
-  // wants it, and the slot of the candidate index its signature leads to
-  // (the index of a module on vmlinux is megabytes). (`signed_ahead`: the
-  // pass looks up signatures computed beforehand.)
-  // (Only those in [lo, hi) when given.)
+  // wants it, and for the prims, whose signatures compute_signatures()
+  // left beside their list, the slot of the candidate index its signature
+  // leads to (the index of a module on vmlinux is megabytes); fn(id, sig)
+  // gets that signature. (Only those in [lo, hi) when given.)
   template <typename Wants, typename Fn>
-  void for_listed(Pass pass, Wants&& wants, Fn&& fn, bool signed_ahead = true, uint32_t lo = 0,
-                  uint32_t hi = UINT32_MAX) {
+  void for_listed(Pass pass, Wants&& wants, Fn&& fn, uint32_t lo = 0, uint32_t hi = UINT32_MAX) {
     constexpr size_t kAhead = 32;
     lo = std::max(lo, start_);
     hi = std::min(hi, end_);
@@ -876,7 +883,7 @@ class Deduper {
           uint32_t ahead = ids[i + kAhead];
           if (wants(ahead)) {
             __builtin_prefetch(rec(ahead));
-            if (signed_ahead && sigs) index_->prefetch(sigs[i + kAhead]);  // its candidates' slot
+            if (sigs) index_->prefetch(sigs[i + kAhead]);  // its candidates' slot
           }
         }
         if constexpr (std::is_invocable_v<Fn, uint32_t, uint32_t>) fn(ids[i], sigs[i]);
@@ -997,8 +1004,6 @@ class Deduper {
       });
     }
     // Own ids: fresh pages for a big table, so filled in parallel.
-    const uint32_t* words = btf_.words().data();
-    const uint32_t* offsets = btf_.offsets().data();
     listed_.resize((end_ - start_ + kIdChunk - 1) / kIdChunk);
     // Each list at its size from the start (grown by doublings, a list
     // left up to twice its size in fresh memory behind), and the prims'
@@ -1006,24 +1011,17 @@ class Deduper {
     // read: per prim rather than per id (a tenth of them; amdgpu.ko: 7 MB
     // -> 0.6 MB of fresh memory).
     prim_sigs_.resize(listed_.size());
-    auto pass_of = [](Kind k) {
-      switch (k) {
-        case Kind::Int: case Kind::Enum: case Kind::Enum64: case Kind::Fwd: case Kind::Float: return kPrims;
-        case Kind::Struct: case Kind::Union: return kStructs;
-        case Kind::Var: case Kind::Datasec: return kPasses;  // never deduplicated
-        default: return kRefs;  // and any kind dedup_reference() rejects
-      }
-    };
     for_id_chunks([&](uint32_t lo, uint32_t hi) {
       const size_t c = (lo - start_) / kIdChunk;
       PassLists& lists = listed_[c];
       std::array<size_t, kPasses + 1> count{};
       for (uint32_t id = lo; id < hi; ++id) {
-        Kind k = kind_of(words + offsets[id - start_]);
+        Kind k = kind_of(rec(id));
         kind_[id] = k;
-        map_[id] = k == Kind::Var || k == Kind::Datasec ? id : UNPROCESSED;  // VAR, DATASEC: never deduplicated
+        const Pass p = pass_of(k);
+        map_[id] = p == kPasses ? id : UNPROCESSED;
         hypot_[id] = UNPROCESSED;
-        ++count[pass_of(k)];
+        ++count[p];
       }
       for (size_t p = 0; p < kPasses; ++p) {
         lists[p].clear();
@@ -1198,8 +1196,8 @@ class Deduper {
   // primitive types depend only on names and sizes: computed in parallel.)
   void prims_pass(uint32_t lo, uint32_t hi) {
     compute_signatures(lo, hi);
-    for_listed(kPrims, [](uint32_t) { return true; }, [&](uint32_t id, uint32_t sig) { dedup_primitive(id, sig); }, true,
-               lo, hi);
+    for_listed(kPrims, [](uint32_t) { return true; }, [&](uint32_t id, uint32_t sig) { dedup_primitive(id, sig); }, lo,
+               hi);
   }
 
   // Pass 1 for a standalone table whose strings are each there once
