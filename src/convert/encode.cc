@@ -180,9 +180,9 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     }
     if (begin) done(Bytes(begin, end));
   };
+  // (Units relocated or copied into a buffer map no page of the file.)
   auto release_group = [&](const std::vector<size_t>& g) {
-    if (!g.empty()) dw->release_by_unit(units[g.front()], units[g.back()]);
-    if (!dw->copies_units()) for_runs(g, [&](Bytes b) { elf.release(b); });
+    if (!dw->by_unit() && !dw->copies_units()) for_runs(g, [&](Bytes b) { elf.release(b); });
   };
   // The records emit_functions and emit_variables may append for one
   // unit after the last merge (an upper bound: one FUNC per candidate,
@@ -352,10 +352,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
   if (dw->by_unit()) {
     // Were all relocations applied? The skipped units count theirs.
     for (size_t i = 0; i < units.size(); i++)
-      if (results[i].skipped) {
-        dw->skip_unit(units[i]);
-        dw->release_by_unit(units[i], units[i]);
-      }
+      if (results[i].skipped) dw->skip_unit(units[i]);
     if (!dw->by_unit_complete()) throw NotByUnit{};
     unit_checked = true;
     stats.files_by_unit = 1;

@@ -119,12 +119,8 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
       ReleaseBatch read(elf);
       elf::PartRelocator::Part part;
       for (size_t i = run * kRootRun; i < std::min(units_.size(), (run + 1) * kRootRun); i++) {
-        if (parts_) {
-          read_root_windowed(units_[i], [&](uint64_t lo, uint64_t hi) { return relocated(lo, hi, part); });
-          continue;
-        }
-        if (copy_units_) {
-          read_root_windowed(units_[i], [&](uint64_t lo, uint64_t hi) { return copied(units_[i], lo, hi, part); });
+        if (parts_ || copy_units_) {
+          read_root_windowed(units_[i], part);
           continue;
         }
         read_root(units_[i]);
@@ -356,13 +352,12 @@ void DwarfFile::read_root(Unit& u) {
 // copied: a few hundred bytes usually, the whole unit if need be. A name
 // in the window (DW_FORM_string, never relocated) is taken from the
 // file's bytes, which outlive the window.
-template <typename Window>
-void DwarfFile::read_root_windowed(Unit& u, Window&& window) {
+void DwarfFile::read_root_windowed(Unit& u, elf::PartRelocator::Part& part) {
   const Reader kept = u.reader;  // the file's bytes
   for (uint64_t want = 1024;; want *= 16) {
     const uint64_t hi = want < u.end - u.die_offset ? u.die_offset + want : u.end;
-    u.reader = kept;  // what `window` copies from, and what a failure leaves
-    u.reader = window(u.offset, hi);
+    u.reader = kept;  // what unit_part copies from, and what a failure leaves
+    u.reader = unit_part(u, u.offset, hi, part);
     try {
       read_root(u);
       break;
@@ -395,7 +390,9 @@ Reader DwarfFile::relocated(uint64_t lo, uint64_t hi, elf::PartRelocator::Part& 
   return Reader(Bytes(buffer.bytes.data(), buffer.bytes.size()), main_.info_name, main_.big_endian, lo);
 }
 
-Reader DwarfFile::copied(const Unit& u, uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer) const {
+Reader DwarfFile::unit_part(const Unit& u, uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer,
+                            bool count) const {
+  if (parts_) return relocated(lo, hi, buffer, count);
   buffer.bytes.resize(hi - lo);
   elf_->copy_out(u.reader.bytes().data() + (lo - u.offset), buffer.bytes);
   buffer.targets.clear();
@@ -403,7 +400,9 @@ Reader DwarfFile::copied(const Unit& u, uint64_t lo, uint64_t hi, elf::PartReloc
 }
 
 void DwarfFile::skip_unit(const Unit& u) const {
-  if (parts_ && !u.is_alt) parts_->count(u.offset, u.end);
+  if (!parts_ || u.is_alt) return;
+  parts_->count(u.offset, u.end);
+  parts_->release(u.offset, u.end);
 }
 
 uint32_t DwarfFile::relocation_section(const Unit& unit, const uint8_t* at) const {
@@ -432,7 +431,7 @@ UnitBytes::UnitBytes(const DwarfFile& dw, const Unit& unit, elf::PartRelocator::
     : dw_(dw), unit_(unit), part_(buffer) {
   if (unit.is_alt || !(dw.by_unit() || dw.copies_units())) return;
   copy_.emplace(unit);
-  copy_->reader = dw.by_unit() ? dw.relocated(unit.offset, unit.end, buffer, true) : dw.copied(unit, unit.offset, unit.end, buffer);
+  copy_->reader = dw.unit_part(unit, unit.offset, unit.end, buffer, /*count=*/true);
   outer_ = t_unit_bytes;
   t_unit_bytes = this;
 }

@@ -386,13 +386,10 @@ class DwarfFile {
   // buffer that stays in cache, and no page of the mapping needs giving
   // back. Units not read through a UnitBytes still read the mapping.
   bool copies_units() const { return copy_units_; }
+  // Counts a unit's relocations for by_unit_complete() when no UnitBytes
+  // reads it, and drops the pages of the entries counting mapped.
   void skip_unit(const Unit& unit) const;
   bool by_unit_complete() const { return parts_ && parts_->complete(); }
-  // For units first..last (neighbours) read for the last time: drops what
-  // by-unit relocation keeps mapped for them (nothing otherwise).
-  void release_by_unit(const Unit& first, const Unit& last) const {
-    if (parts_) parts_->release(first.offset, last.end);
-  }
   // The allocated ELF section that the absolute relocation applied at
   // `at` (inside the bytes of `unit`, a main-file unit) refers to, 0 if
   // none: ElfFile::relocation_section for the unit's section.
@@ -511,13 +508,13 @@ class DwarfFile {
   // The bytes [lo, hi) of the main .debug_info relocated into `buffer`
   // (by_unit() only), and a reader over them for the unit's section.
   Reader relocated(uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer, bool count = false) const;
-  // The bytes [lo, hi) of `u` (section offsets) copied into `buffer`
-  // (copies_units() only), and a reader over them.
-  Reader copied(const Unit& u, uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer) const;
-  // read_root from a window of the unit's start, as `window(lo, hi)` gives
-  // it (relocated, or copied), called with u's reader the file's bytes.
-  template <typename Window>
-  void read_root_windowed(Unit& u, Window&& window);
+  // The bytes [lo, hi) of `u` (section offsets, u's reader the file's
+  // bytes) in `buffer`, relocated (by_unit()) or copied (copies_units()),
+  // and a reader over them; `count`: see PartRelocator::read.
+  Reader unit_part(const Unit& u, uint64_t lo, uint64_t hi, elf::PartRelocator::Part& buffer,
+                   bool count = false) const;
+  // read_root from a window of the unit's start (unit_part).
+  void read_root_windowed(Unit& u, elf::PartRelocator::Part& part);
   bool has_cross_unit_forms() const;
 
   std::string path_;

@@ -258,9 +258,8 @@ class PartRelocator {
   // bytes: for a part no one reads (a unit the encoder skips).
   void count(uint64_t lo, uint64_t hi) const { run(lo, hi, nullptr, true); }
   // Drops the mapped pages of the entries of [lo, hi) (whole pages between
-  // samples), for parts read for the last time: resident memory then
-  // follows the parts being read, not the 143 MB of amdgpu.ko's entries.
-  // (Only count() maps them now.)
+  // samples), after count() of that part: only count() reads the entries
+  // in the mapping.
   void release(uint64_t lo, uint64_t hi) const;
   // True if the counted reads together counted every entry.
   bool complete() const {
