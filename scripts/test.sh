@@ -37,17 +37,21 @@ if [ -d fuzz ] && ls fuzz/*.cc >/dev/null 2>&1; then
     -DBTFC_TESTS=OFF -DBTFC_BENCH=OFF
   # Each target runs on one thread: $jobs of them side by side, each
   # reporting into its own file, printed in order once all are done.
-  targets=(build-fuzz/fuzz/fuzz_*)
+  targets=()
+  for f in build-fuzz/fuzz/fuzz_*; do
+    [ -f "$f" ] && [ -x "$f" ] && targets+=("$f")
+  done
   failed=0
   for ((i = 0; i < ${#targets[@]}; i += jobs)); do
     pids=()
     for f in "${targets[@]:i:jobs}"; do
-      fuzz_one "$f" > "$f.result" 2>&1 &
+      fuzz_one "$f" > "build-fuzz/${f##*/fuzz_}.result" 2>&1 &
       pids+=($!)
     done
     for ((k = 0; k < ${#pids[@]}; k++)); do
+      f=${targets[i + k]}
       wait "${pids[k]}" || failed=1
-      cat "${targets[i + k]}.result"
+      cat "build-fuzz/${f##*/fuzz_}.result"
     done
   done
   [ "$failed" = 0 ] || exit 1
