@@ -43,15 +43,15 @@ if [ -d fuzz ] && ls fuzz/*.cc >/dev/null 2>&1; then
   done
   failed=0
   for ((i = 0; i < ${#targets[@]}; i += jobs)); do
-    pids=()
+    pids=() results=()
     for f in "${targets[@]:i:jobs}"; do
-      fuzz_one "$f" > "build-fuzz/${f##*/fuzz_}.result" 2>&1 &
+      results+=("build-fuzz/${f##*/fuzz_}.result")
+      fuzz_one "$f" > "${results[-1]}" 2>&1 &
       pids+=($!)
     done
     for ((k = 0; k < ${#pids[@]}; k++)); do
-      f=${targets[i + k]}
       wait "${pids[k]}" || failed=1
-      cat "build-fuzz/${f##*/fuzz_}.result"
+      cat "${results[k]}"
     done
   done
   [ "$failed" = 0 ] || exit 1
