@@ -54,7 +54,7 @@ struct EncodeOptions {
   std::vector<std::string> lang_include;  // --lang (DW_LANG names); empty = all
   std::vector<std::string> lang_exclude;  // --lang_exclude (+ env PAHOLE_LANG_EXCLUDE)
   std::string kabi_prefix;          // --kabi_prefix=S
-  unsigned jobs = 1;                // worker threads; 0: -j without N (the cores, fewer for a small file: encode())
+  unsigned jobs = 1;                // threads (a small single file: fewer, encode()); 0: -j alone, the cores
   bool stats = false;               // --stats: counts, phase times, peak RSS on stderr
   bool verbose = false;             // -V
   bool load_alt = true;             // read the dwz file the input names (off for untrusted bytes: fuzzing)

@@ -200,7 +200,8 @@ TEST(Encode, IndexIntAppendedToUnitWithoutInt) {
 
 TEST(Encode, SeveralUnitsLinkedAndThreadCountIrrelevant) {
   // Three units sharing types, linked: dedup merges them; -j1/-j2/-j4 give
-  // the same bytes.
+  // the same bytes. (A single file this small runs on one thread whatever
+  // -jN says: batch mode, even of one file, runs the three units on three.)
   std::string dir = test::scratch_dir();
   std::string a = test::compile_c("unit_a", std::string(kTypes) + "int main(void) { return t.c; }\n", "gcc -g -O1 -c");
   std::string b = test::compile_c("unit_b", std::string(kTypes) + "struct T *get_b(void) { return &t; }\n",
@@ -218,6 +219,10 @@ TEST(Encode, SeveralUnitsLinkedAndThreadCountIrrelevant) {
     if (first.empty()) first = bytes;
     EXPECT_EQ(bytes, first) << "output of " << j << " differs from -j1";
   }
+  test::RunResult r = test::run_btfc("encode --stats -j4 --output-dir=" + dir + "/batch " + exe);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("threads      4\n"), std::string::npos) << r.err;
+  EXPECT_EQ(test::read_file(dir + "/batch/linked.btf"), first) << "batch -j4 differs from -j1";
   BTFC_EXPECT_LOADS(read_bytes(dir + "/linked-j1.btf"));
 }
 
