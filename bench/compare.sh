@@ -111,11 +111,18 @@ for j in $jobs_list; do
   for tool in $tools; do : > "$tmp/$tool.txt"; done
   # The order turns from run to run, so that no tool always follows the
   # same one: on a virtual machine, how fast a run gets its memory depends
-  # on what the run before it freed, and how long ago.
+  # on what the run before it freed, and how long ago (a btfc run right
+  # after pahole took about 0.1 s more). With -B the two btfc builds also
+  # swap places every other turn of the rotation, so that each follows
+  # pahole as often as the other (within one run): turning one order of
+  # three gave btfc 5 of 7 runs after pahole, and -B 2.
   read -r -a order <<< "$tools"
+  swapped=("${order[@]}")
+  [ -z "$other" ] || swapped=(pahole btfc-B btfc)
+  n=${#order[@]}
   for ((r = 0; r < runs; r++)); do
-    for ((k = 0; k < ${#order[@]}; k++)); do
-      tool=${order[(r + k) % ${#order[@]}]}
+    for ((k = 0; k < n; k++)); do
+      if (( (r / n) % 2 == 0 )); then tool=${order[(r + k) % n]}; else tool=${swapped[(r + k) % n]}; fi
       measure "$tool" "$j" >> "$tmp/$tool.txt"
     done
   done
