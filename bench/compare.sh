@@ -7,8 +7,8 @@
 # passes (`--btf_gen_floats --lang_exclude=rust`). PAHOLE names the pahole
 # to compare with (default: Debian's `pahole`). -b BASE encodes FILE (a
 # module) split on the BTF in BASE, for both tools. For every -j value the two
-# tools run alternately RUNS times each (default 5; which goes first turns
-# from run to run); the script prints the
+# tools run alternately RUNS times each (default 5; each btfc run right
+# after a pahole run); the script prints the
 # median wall time, CPU time (user+sys) and peak RSS of each and the ratios.
 # -B names another btfc binary (an earlier build, say) that takes its turn
 # in the same alternation: on a machine whose speed drifts, a before/after
@@ -109,20 +109,17 @@ for j in $jobs_list; do
   tools="pahole btfc"
   [ -n "$other" ] && tools="$tools btfc-B"
   for tool in $tools; do : > "$tmp/$tool.txt"; done
-  # The order turns from run to run, so that no tool always follows the
-  # same one: on a virtual machine, how fast a run gets its memory depends
-  # on what the run before it freed, and how long ago (a btfc run right
-  # after pahole took about 0.1 s more). With -B the two btfc builds also
-  # swap places every other turn of the rotation, so that each follows
-  # pahole as often as the other (within one run): turning one order of
-  # three gave btfc 5 of 7 runs after pahole, and -B 2.
-  read -r -a order <<< "$tools"
-  swapped=("${order[@]}")
-  [ -z "$other" ] || swapped=(pahole btfc-B btfc)
-  n=${#order[@]}
+  # Every btfc run comes right after a pahole run, in the same state: on
+  # a virtual machine a run gets the memory the run before it freed, and
+  # the ~450 MB pahole frees come back from the host cold (a btfc run
+  # right after pahole takes about 0.1 s more than one after btfc). Turning
+  # one order of three tools had put btfc after pahole in 5 of 7 runs and
+  # -B in 2, which alone made the median of whichever came second in the
+  # list 0.1 s faster. So each round is pahole, btfc (and with -B pahole
+  # again, then the other build): pahole runs twice as often with -B.
   for ((r = 0; r < runs; r++)); do
-    for ((k = 0; k < n; k++)); do
-      if (( (r / n) % 2 == 0 )); then tool=${order[(r + k) % n]}; else tool=${swapped[(r + k) % n]}; fi
+    for tool in ${tools#pahole }; do
+      measure pahole "$j" >> "$tmp/pahole.txt"
       measure "$tool" "$j" >> "$tmp/$tool.txt"
     done
   done
