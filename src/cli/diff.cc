@@ -54,7 +54,14 @@ int run_diff(Args args) {
 }
 
 RegisterCommand reg{{"diff", "diff A B [--base BASE | --base-a BA --base-b BB]",
-                     "compare two BTF files as type graphs (exit 0 if equivalent)", run_diff}};
+                     "compare two BTF files as type graphs (exit 0 if equivalent)", run_diff,
+                     "Compares two BTF files (raw, or an ELF's .BTF) as type graphs, whatever their\n"
+                     "type order: kinds, names, sizes, members, offsets, bitfields, enumerators,\n"
+                     "prototypes, linkage and which functions and variables are present. Prints\n"
+                     "what differs; exit 0 if equivalent, 1 if not.\n\n"
+                     "  -B, --base BASE   both files are split BTF on BASE\n"
+                     "  --base-a BA       A's base\n"
+                     "  --base-b BB       B's base\n"}};
 
 }  // namespace
 }  // namespace btfc::cli

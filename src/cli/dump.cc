@@ -55,7 +55,12 @@ int run_dump(Args args) {
   return 0;
 }
 
-RegisterCommand reg{{"dump", "dump FILE [--base BASE] [--format raw|c]", "print BTF as `bpftool btf dump file` does", run_dump}};
+RegisterCommand reg{{"dump", "dump FILE [--base BASE] [--format raw|c]", "print BTF as `bpftool btf dump file` does",
+                     run_dump,
+                     "Prints BTF (a raw .btf file or an ELF's .BTF) exactly as `bpftool btf dump\n"
+                     "file FILE [-B BASE] [format c]` does.\n\n"
+                     "  -B, --base BASE        FILE is split BTF on BASE\n"
+                     "  --format raw|c         bpftool's raw listing (default) or a C header\n"}};
 
 }  // namespace
 }  // namespace btfc::cli

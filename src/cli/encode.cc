@@ -69,12 +69,63 @@ int run(Args args, bool pahole_mode) {
 
 int run_encode(Args args) { return run(args, false); }
 
+// The flags both modes take (pahole's spellings), for both helps.
+// The flags both modes take (pahole's spellings), for both helps.
+#define BTFC_ENCODE_FLAGS                                                       \
+  "  -J, --btf_encode             encode BTF (what btfc always does)\n"         \
+  "  --btf_encode_detached=OUT    write raw BTF to OUT; without it, FILE's\n"   \
+  "                               .BTF section is replaced (through a\n"        \
+  "                               temporary file renamed at the end)\n"         \
+  "  --btf_base=BASE              split BTF on BASE (raw BTF or an ELF)\n"      \
+  "  -j[N], --jobs[=N]            N threads (alone: the cores); a file gets\n"  \
+  "                               at most one per MB of .debug_info; the\n"     \
+  "                               output is the same for any N\n"               \
+  "  --btf_features=LIST          features to encode: names (below),\n"        \
+  "                               default, +LIST; unknown names ignored\n"      \
+  "  --btf_features_strict=LIST   the same; an unknown name is an error\n"      \
+  "  --supported_btf_features     print the feature names\n"                    \
+  "  --btf_gen_floats  --btf_gen_optimized  --btf_gen_all\n"                    \
+  "  --btf_encode_force  --btf_attributes  --encode_btf_global_vars\n"          \
+  "  --reproducible_build\n"                                                    \
+  "  --skip_encoding_btf_{vars,decl_tag,type_tag,enum64,inconsistent_proto}\n"  \
+  "                               pahole's switches for single features\n"      \
+  "  --lang=LIST, --lang_exclude=LIST\n"                                        \
+  "                               only / not the units in these languages\n"    \
+  "                               (also PAHOLE_LANG_EXCLUDE=LIST)\n"            \
+  "  --kabi_prefix=PREFIX         as pahole\n"                                  \
+  "  -V, --verbose, --quiet       accepted; nothing is printed on success\n"    \
+  "  --version, --numeric_version the pahole version (v1.31, 131)\n"            \
+  "Features: encode_force var float decl_tag type_tag enum64 optimized_func\n"  \
+  "consistent_func decl_tag_kfuncs (the default ones), reproducible_build\n"    \
+  "distilled_base global_var attributes.\n"
+
+constexpr std::string_view kEncodeHelp =
+    "DWARF to BTF as pahole 1.31 -J does, with its flags and encoding rules.\n"
+    "Several FILEs, or a folder (searched for *.ko), are encoded in one process\n"
+    "sharing the parsed base (batch mode), each as it would be alone.\n\n"
+    BTFC_ENCODE_FLAGS
+    "btfc's own:\n"
+    "  --output-dir=DIR             batch mode: raw BTF into DIR/NAME.btf for\n"
+    "                               each NAME.ko, FILEs left as they are\n"
+    "  --stats                      units, DIEs, types, and per phase the wall\n"
+    "                               and CPU time and peak RSS, on stderr\n"
+    "BTFC_BASE_CACHE=DIR in the environment keeps what one run builds from BASE\n"
+    "for the next (a kernel build's one run per module).\n";
+
 RegisterCommand reg{{"encode", "encode [-J] [--btf_encode_detached=OUT] [--btf_base=BASE] [-j[N]] [--btf_features=LIST] "
                                "[pahole flags] [--stats] FILE | btfc encode [FLAGS] [--output-dir=DIR] FILE|DIR...",
-                     "DWARF to BTF as pahole 1.31 -J does", run_encode}};
+                     "DWARF to BTF as pahole 1.31 -J does", run_encode, kEncodeHelp}};
 
 }  // namespace
 
 int run_pahole(Args args) { return run(args, true); }
+
+extern const std::string_view kPaholeHelp;
+const std::string_view kPaholeHelp =
+    "Usage: pahole [OPTION...] FILE\n"
+    "btfc in pahole mode: pahole 1.31's BTF encoder (-J) and its flags; pahole's\n"
+    "other options are refused by name.\n\n"
+    BTFC_ENCODE_FLAGS
+    "  -?, --help, --usage          this text\n";
 
 }  // namespace btfc::cli

@@ -22,6 +22,8 @@
 namespace btfc::cli {
 namespace {
 
+constexpr unsigned kMaxJobs = 4096;
+
 bool write_out(const std::string& s) {
   if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || std::fflush(stdout) != 0) {
     std::perror("btfc: writing the layout");
@@ -113,14 +115,14 @@ int run_layout(Args args) {
     else if (a == "--show_private_classes") o.show_private_classes = true;
     else if (a == "-E" || a == "--expand_types") o.expand_types = true;
     else if (a == "-j" || a == "--jobs") set_jobs(0);
-    else if (a.rfind("-j", 0) == 0 && a.size() > 2 && a[2] != '-') set_jobs(std::stoul(a.substr(2)));
-    else if (a.rfind("--jobs=", 0) == 0) set_jobs(std::stoul(a.substr(7)));
+    else if (a.rfind("-j", 0) == 0 && a.size() > 2 && a[2] != '-') set_jobs(parse_number("-j", a.substr(2), kMaxJobs));
+    else if (a.rfind("--jobs=", 0) == 0) set_jobs(parse_number("--jobs", a.substr(7), kMaxJobs));
     else if (is("-F") || is("--format_path")) format = value(a.rfind("--", 0) == 0 ? "--format_path" : "-F");
     else if (is("--base") || is("--btf_base") || a == "-B") base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
     else if (is("-C") || is("--class_name")) add_names(o.class_names, value(a.rfind("--", 0) == 0 ? "--class_name" : "-C"));
     else if (is("--lang_exclude")) add_langs(o.lang_exclude, value("--lang_exclude"));
     else if (is("--lang")) add_langs(o.lang_include, value("--lang"));
-    else if (is("--cacheline_size")) o.cacheline_size = static_cast<unsigned>(std::stoul(value("--cacheline_size")));
+    else if (is("--cacheline_size")) o.cacheline_size = parse_number("--cacheline_size", value("--cacheline_size"), 1u << 16);
     else if (!a.empty() && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
     else if (file.empty()) file = a;
     else throw UsageError{"more than one FILE"};
@@ -156,8 +158,12 @@ int run_btfdiff(Args args) {
     if (a == "--base" || a == "--btf_base") {
       if (i + 1 >= args.size()) throw UsageError{a + " needs a file"};
       base = args[++i];
-    } else if (a.rfind("-j", 0) == 0 || a.rfind("--jobs", 0) == 0) {
-      if (a.size() > 2 && a[1] == 'j') set_jobs(std::stoul(a.substr(2)));
+    } else if (a == "-j" || a == "--jobs") {
+      set_jobs(0);
+    } else if (a.rfind("-j", 0) == 0 && a[2] != '-') {
+      set_jobs(parse_number("-j", a.substr(2), kMaxJobs));
+    } else if (a.rfind("--jobs=", 0) == 0) {
+      set_jobs(parse_number("--jobs", a.substr(7), kMaxJobs));
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
     } else {
@@ -186,9 +192,30 @@ int run_btfdiff(Args args) {
 }
 
 RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C NAMES] [--sort] [OPTIONS] FILE",
-                            "print struct layouts as pahole does", run_layout}};
+                            "print struct layouts as pahole does", run_layout,
+                            "Prints the structs, unions, enums and typedefs of FILE in pahole's text\n"
+                            "format, from its DWARF (the default when FILE has DWARF) or from BTF.\n\n"
+                            "  -F, --format_path dwarf|btf   where the types come from\n"
+                            "  -B, --base, --btf_base BASE   FILE's BTF is split BTF on BASE\n"
+                            "  -C, --class_name NAMES        only these types (a comma-separated list,\n"
+                            "                                or a file of names as file://PATH)\n"
+                            "  --sort                        sorted by name\n"
+                            "  -E, --expand_types            expand the types of members, as pahole -E\n"
+                            "  --flat_arrays, --suppress_aligned_attribute, --suppress_force_paddings,\n"
+                            "  --suppress_packed, --show_private_classes\n"
+                            "                                as pahole\n"
+                            "  --cacheline_size=N            cache line size for the markers (default 64)\n"
+                            "  --lang=LIST, --lang_exclude=LIST\n"
+                            "                                only / not the units of these languages\n"
+                            "  -j[N], --jobs[=N]             N threads reading DWARF\n"}};
 RegisterCommand reg_btfdiff{{"btfdiff", "btfdiff [--base BASE] FILE [BTF]",
-                             "diff the DWARF and BTF layouts of FILE (exit 1 if they differ)", run_btfdiff}};
+                             "diff the DWARF and BTF layouts of FILE (exit 1 if they differ)", run_btfdiff,
+                             "pahole's btfdiff script in one process: FILE's layouts from its DWARF and\n"
+                             "from its BTF (FILE's .BTF, or the raw BTF file named second), printed with\n"
+                             "btfdiff's pahole options, and their unified diff. Exit 0 if they agree,\n"
+                             "1 if they differ.\n\n"
+                             "  --base, --btf_base BASE   the BTF is split BTF on BASE (a module's)\n"
+                             "  -j[N], --jobs[=N]         N threads reading DWARF\n"}};
 
 }  // namespace
 }  // namespace btfc::cli

@@ -3,7 +3,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "base/error.h"
@@ -28,11 +31,52 @@ void print_help(std::FILE* out) {
 RegisterCommand::RegisterCommand(Command c) { registry().push_back(c); }
 const std::vector<Command>& commands() { return registry(); }
 
+unsigned parse_number(std::string_view option, std::string_view value, unsigned most) {
+  unsigned long n = 0;
+  bool ok = !value.empty();
+  for (char c : value) {
+    if (c < '0' || c > '9' || n > most) {
+      ok = false;
+      break;
+    }
+    n = n * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (!ok || n > most)
+    throw UsageError{std::string(option) + ": '" + std::string(value) + "' is not a number from 0 to " +
+                     std::to_string(most)};
+  return static_cast<unsigned>(n);
+}
+
 int run_pahole(Args args);  // encode.cc
+extern const std::string_view kPaholeHelp;  // encode.cc
 
 namespace {
+
+// The usage line (two forms, "A | btfc B", on two lines), then the help.
+void print_command_help(const Command& c) {
+  std::string usage(c.usage);
+  if (size_t bar = usage.find(" | btfc "); bar != std::string::npos) usage.replace(bar, 3, "\n       ");
+  std::printf("usage: btfc %s\n\n%.*s", usage.c_str(), static_cast<int>(c.help.size()), c.help.data());
+}
+
+// `--help` or `-h` among a command's options (not after `--`, where it
+// would be a file's name).
+bool asks_for_help(int argc, char** argv, std::initializer_list<std::string_view> spellings) {
+  for (int i = 0; i < argc; i++) {
+    std::string_view a = argv[i];
+    if (a == "--") return false;
+    for (std::string_view s : spellings)
+      if (a == s) return true;
+  }
+  return false;
+}
+
 // Pahole mode (btfc installed or symlinked as `pahole`): argv is pahole's.
 int pahole_main(int argc, char** argv) {
+  if (asks_for_help(argc - 1, argv + 1, {"--help", "-?", "--usage"})) {
+    std::printf("%.*s", static_cast<int>(kPaholeHelp.size()), kPaholeHelp.data());
+    return 0;
+  }
   try {
     return run_pahole(Args(argv + 1, argc - 1));
   } catch (const UsageError& e) {
@@ -44,6 +88,9 @@ int pahole_main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "pahole (btfc): out of memory\n");
     return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pahole (btfc): internal error: %s\n", e.what());
+    return 1;
   }
 }
 }  // namespace
@@ -52,13 +99,30 @@ int main(int argc, char** argv) {
   std::string_view self = argc > 0 ? argv[0] : "";
   if (size_t slash = self.rfind('/'); slash != std::string_view::npos) self.remove_prefix(slash + 1);
   if (self == "pahole") return pahole_main(argc, argv);
-  if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+  if (argc < 2 || (!std::strcmp(argv[1], "help") && argc == 2) || !std::strcmp(argv[1], "--help") ||
+      !std::strcmp(argv[1], "-h")) {
     print_help(argc < 2 ? stderr : stdout);
+    if (argc >= 2) std::printf("\n'btfc help COMMAND' or 'btfc COMMAND --help': a command's options.\n");
     return argc < 2 ? 2 : 0;
   }
   std::string_view name = argv[1];
+  if (name == "--version") name = "version";
+  if (name == "help") {
+    // `btfc help CMD`
+    for (const Command& c : commands())
+      if (c.name == argv[2]) {
+        print_command_help(c);
+        return 0;
+      }
+    std::fprintf(stderr, "btfc: unknown command '%s' (try 'btfc help')\n", argv[2]);
+    return 2;
+  }
   for (const Command& c : commands()) {
     if (c.name != name) continue;
+    if (asks_for_help(argc - 2, argv + 2, {"--help", "-h"})) {
+      print_command_help(c);
+      return 0;
+    }
     try {
       return c.run(Args(argv + 2, argc - 2));
     } catch (const UsageError& e) {
@@ -70,6 +134,10 @@ int main(int argc, char** argv) {
       return 1;
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "btfc: out of memory\n");
+      return 1;
+    } catch (const std::exception& e) {
+      // A bug, not bad input (that is an Error): one line rather than an abort.
+      std::fprintf(stderr, "btfc: internal error: %s\n", e.what());
       return 1;
     }
   }

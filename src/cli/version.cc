@@ -12,7 +12,9 @@ int run_version(Args) {
   return 0;
 }
 
-RegisterCommand reg{{"version", "version", "print the version", run_version}};
+RegisterCommand reg{{"version", "version", "print the version", run_version,
+                     "Prints btfc's version and the pahole version whose encoding rules it\n"
+                     "follows (also `btfc --version`).\n"}};
 
 }  // namespace
 }  // namespace btfc::cli

@@ -172,6 +172,14 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
       if (i + 1 == args.size()) throw OptionError(std::string(name) + " needs a value");
       return args[++i];
     };
+    // A file or folder name: an empty one (`--btf_encode_detached=`) would
+    // otherwise mean "none given", and an encode meant for a detached file
+    // would rewrite FILE in place.
+    auto path_of = [&]() -> std::string_view {
+      std::string_view v = value_of();
+      if (v.empty()) throw OptionError(std::string(name) + " needs a file name, not an empty one");
+      return v;
+    };
     auto no_value = [&] {
       if (has_value) throw OptionError(std::string(name) + " takes no value");
     };
@@ -208,9 +216,9 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
     if (name == "--btf_encode") {
       no_value();
     } else if (name == "--btf_encode_detached") {
-      o.detached_path = value_of();
+      o.detached_path = path_of();
     } else if (name == "--btf_base") {
-      o.base_path = value_of();
+      o.base_path = path_of();
     } else if (name == "--jobs") {
       parse_jobs(has_value ? value : std::string_view());
     } else if (name == "--btf_features" || name == "--features") {
@@ -259,7 +267,7 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
     } else if (name == "--kabi_prefix") {
       o.kabi_prefix = value_of();
     } else if (name == "--output-dir" && !pahole_mode) {
-      o.output_dir = value_of();
+      o.output_dir = path_of();
     } else if (name == "--stats") {
       o.stats = true;
     } else if (name == "--verbose") {

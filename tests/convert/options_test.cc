@@ -89,6 +89,12 @@ TEST(Options, Mistakes) {
   EXPECT_EQ(parse({"a", "b"}).inputs.size(), 2u);                 // btfc's batch mode takes several
   EXPECT_THROW(parse({"--btf_base"}), OptionError);               // missing value
   EXPECT_THROW(parse({"-jx", "a"}), OptionError);
+  // An empty file name is a mistake, not "no detached file": encoding in
+  // place instead would rewrite the input ELF the user meant to keep.
+  EXPECT_THROW(parse({"--btf_encode_detached=", "a"}), OptionError);
+  EXPECT_THROW(parse({"--btf_encode_detached", "", "a"}, true), OptionError);
+  EXPECT_THROW(parse({"--btf_base=", "a"}), OptionError);
+  EXPECT_THROW(parse({"--output-dir=", "a", "b"}), OptionError);
   EXPECT_THROW(parse({"--lang_exclude=klingon", "a"}), OptionError);
   try {
     parse({"--sort", "vmlinux"}, true);
