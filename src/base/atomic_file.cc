@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -27,18 +28,7 @@ mode_t default_mode() {
 // The one temp-file-and-rename sequence both entry points share: the pieces
 // go to PATH.tmp.XXXXXX in order, which gets `mode` and is renamed over
 // `path`; on any failure the temporary file is removed.
-void write_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces, mode_t mode) {
-  std::string tmp = path + ".tmp.XXXXXX";
-  std::vector<char> name(tmp.begin(), tmp.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) throw Error(path + ": cannot create a temporary file: " + std::strerror(errno));
-  auto fail = [&](const char* what) {
-    int err = errno;
-    close(fd);
-    unlink(name.data());
-    throw Error(path + ": " + what + ": " + std::strerror(err));
-  };
+void write_all(int fd, std::span<const std::span<const uint8_t>> pieces, const auto& fail) {
   for (std::span<const uint8_t> piece : pieces) {
     const uint8_t* p = piece.data();
     size_t left = piece.size();
@@ -52,6 +42,51 @@ void write_atomic(const std::string& path, std::span<const std::span<const uint8
       left -= static_cast<size_t>(n);
     }
   }
+}
+
+// An existing target that is not a regular file (/dev/null, a FIFO, a
+// terminal) is written to as it is: renaming a file over it would replace
+// the device node itself (as root, /dev/null with a regular file).
+void write_in_place(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path + ": cannot open for writing: " + std::strerror(errno));
+  auto fail = [&](const char* what) {
+    int err = errno;
+    close(fd);
+    throw Error(path + ": " + what + ": " + std::strerror(err));
+  };
+  write_all(fd, pieces, fail);
+  if (close(fd) != 0) throw Error(path + ": close failed: " + std::strerror(errno));
+}
+
+void write_atomic(const std::string& target, std::span<const std::span<const uint8_t>> pieces, mode_t mode) {
+  // A symlink's target is what gets replaced, as writing through the link
+  // would (a dangling link is replaced itself).
+  std::string path = target;
+  struct stat st;
+  if (lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (char* real = realpath(target.c_str(), nullptr)) {
+      path = real;
+      std::free(real);
+    }
+  }
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw Error(target + ": is a folder, not a file");
+    write_in_place(path, pieces);
+    return;
+  }
+  std::string tmp = path + ".tmp.XXXXXX";
+  std::vector<char> name(tmp.begin(), tmp.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) throw Error(path + ": cannot create a temporary file: " + std::strerror(errno));
+  auto fail = [&](const char* what) {
+    int err = errno;
+    close(fd);
+    unlink(name.data());
+    throw Error(path + ": " + what + ": " + std::strerror(err));
+  };
+  write_all(fd, pieces, fail);
   // mkstemp makes 0600.
   if (fchmod(fd, mode) != 0) fail("chmod failed");
   if (close(fd) != 0) {

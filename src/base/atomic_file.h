@@ -1,7 +1,9 @@
 // Writes a whole output file atomically: the bytes go to a temporary file in
 // the same folder, which is renamed over the target only once complete, so a
 // failed or interrupted run never leaves a truncated output behind (and a
-// reader of the old file never sees a half-written one).
+// reader of the old file never sees a half-written one). A symlink's target
+// is what gets replaced; a target that is not a regular file (/dev/null, a
+// FIFO) is written to directly, never renamed over.
 #pragma once
 
 #include <span>

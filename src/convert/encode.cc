@@ -552,6 +552,15 @@ std::string batch_output_path(const std::string& dir, const std::string& file) {
 }
 
 EncodeStats encode(const EncodeOptions& o) {
+  // A detached output over FILE or BASE would destroy what the user meant
+  // to read (pahole writes over it and leaves FILE as raw BTF).
+  if (!o.detached_path.empty()) {
+    std::error_code ec;
+    for (const std::string* read : {&o.input, &o.base_path})
+      if (!read->empty() && std::filesystem::equivalent(o.detached_path, *read, ec))
+        throw Error(o.detached_path + ": the output file is " + (read == &o.input ? "FILE" : "the base") + " ('" +
+                    *read + "'); name another file");
+  }
   // A single module caches what it builds from its base for the next
   // run (a kernel build runs one per module); batch mode builds it once.
   if (!is_batch(o))

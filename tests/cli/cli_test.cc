@@ -171,5 +171,27 @@ TEST(Cli, EmptyFileNameLeavesTheInputAlone) {
   EXPECT_EQ(read_file(obj), before) << obj << " was changed";
 }
 
+// A detached output naming FILE or BASE itself (here through a symlink and
+// another spelling) is refused before anything is written.
+TEST(Cli, OutputOverAnInputIsRefused) {
+  std::string obj = compile_c("output_is_input", "struct s { int a; } v;\n", "gcc -g -c");
+  std::string dir = std::filesystem::path(obj).parent_path().string();
+  std::filesystem::create_symlink(obj, dir + "/alias.o");
+  std::string base = dir + "/base.btf";
+  ASSERT_EQ(run_btfc("encode --btf_encode_detached=" + base + " " + obj).status, 0);
+  std::string obj_before = read_file(obj), base_before = read_file(base);
+  for (const std::string& args : {"--btf_encode_detached=" + obj + " " + obj,
+                                  "--btf_encode_detached=" + dir + "/alias.o " + obj,
+                                  "--btf_encode_detached=" + dir + "/./" + std::filesystem::path(obj).filename().string() +
+                                      " " + obj,
+                                  "--btf_base=" + base + " --btf_encode_detached=" + base + " " + obj}) {
+    RunResult r = run_btfc("encode " + args);
+    EXPECT_EQ(r.status, 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("name another file"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(read_file(obj), obj_before);
+  EXPECT_EQ(read_file(base), base_before);
+}
+
 }  // namespace
 }  // namespace btfc::test

@@ -1,0 +1,125 @@
+// write_file_atomic / write_pieces_atomic: a complete file or none, the old
+// file's mode kept, and targets that are not plain files (a symlink, a
+// FIFO, a folder) handled as a user writing to them would expect.
+#include "base/atomic_file.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/error.h"
+#include "support/test_support.h"
+
+namespace btfc {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+// Nothing but `keep` in `dir`: no PATH.tmp.XXXXXX left behind.
+void expect_only(const std::string& dir, std::vector<std::string> keep) {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::sort(keep.begin(), keep.end());
+  EXPECT_EQ(names, keep);
+}
+
+TEST(AtomicFile, WritesAndReplaces) {
+  std::string dir = test::scratch_dir() + "/replace";
+  fs::create_directories(dir);
+  std::string path = dir + "/out.btf";
+  write_file_atomic(path, bytes_of("first"));
+  EXPECT_EQ(test::read_file(path), "first");
+  write_file_atomic(path, bytes_of("second, longer"));
+  EXPECT_EQ(test::read_file(path), "second, longer");
+  std::string a = "piece one|", b = "piece two";
+  std::span<const uint8_t> pieces[] = {bytes_of(a), bytes_of(b)};
+  write_file_atomic(path, pieces);
+  EXPECT_EQ(test::read_file(path), a + b);
+  expect_only(dir, {"out.btf"});
+}
+
+TEST(AtomicFile, PiecesKeepTheOldMode) {
+  std::string dir = test::scratch_dir() + "/mode";
+  fs::create_directories(dir);
+  std::string path = dir + "/vmlinux";
+  write_file_atomic(path, bytes_of("old"));
+  ASSERT_EQ(chmod(path.c_str(), 0751), 0);
+  std::string body = "new";
+  std::span<const uint8_t> pieces[] = {bytes_of(body)};
+  write_pieces_atomic(path, pieces);
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0751u);
+  EXPECT_EQ(test::read_file(path), "new");
+}
+
+TEST(AtomicFile, FailureLeavesNothing) {
+  std::string dir = test::scratch_dir() + "/fail";
+  fs::create_directories(dir);
+  try {
+    write_file_atomic(dir + "/missing/out.btf", bytes_of("x"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + "/missing/out.btf: cannot create a temporary file"), std::string::npos)
+        << e.what();
+  }
+  try {
+    write_file_atomic(dir, bytes_of("x"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
+  }
+  expect_only(dir, {});
+}
+
+// The link's target is replaced and the link stays; a dangling link is
+// replaced by the file.
+TEST(AtomicFile, SymlinkTargetIsWritten) {
+  std::string dir = test::scratch_dir() + "/link";
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/real.btf", bytes_of("old"));
+  fs::create_symlink("real.btf", dir + "/link.btf");
+  write_file_atomic(dir + "/link.btf", bytes_of("through the link"));
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.btf"));
+  EXPECT_EQ(test::read_file(dir + "/real.btf"), "through the link");
+  fs::create_symlink("nowhere.btf", dir + "/dangling.btf");
+  write_file_atomic(dir + "/dangling.btf", bytes_of("here"));
+  EXPECT_FALSE(fs::is_symlink(dir + "/dangling.btf"));
+  EXPECT_EQ(test::read_file(dir + "/dangling.btf"), "here");
+  expect_only(dir, {"dangling.btf", "link.btf", "real.btf"});
+}
+
+// A target that is not a regular file (/dev/null, a FIFO) is written to,
+// never renamed over: as root, a rename would replace /dev/null itself.
+TEST(AtomicFile, FifoIsWrittenNotReplaced) {
+  std::string dir = test::scratch_dir() + "/fifo";
+  fs::create_directories(dir);
+  std::string path = dir + "/pipe";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    int fd = open(path.c_str(), O_RDONLY);
+    char buf[256];
+    ssize_t n;
+    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+    if (fd >= 0) close(fd);
+  });
+  write_file_atomic(path, bytes_of("through the pipe"));
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(path));
+  expect_only(dir, {"pipe"});
+}
+
+}  // namespace
+}  // namespace btfc
