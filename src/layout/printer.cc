@@ -260,12 +260,15 @@ void Printer::find_holes(uint32_t index) {
   }
   if (in_bitfield) {
     int bitfield_end = static_cast<int>(std::min<uint64_t>(ty.size * 8, cur_bitfield_end));
-    c.bit_padding = bitfield_end - static_cast<int>(last_seen_bit);
+    c.bit_padding = static_cast<uint8_t>(bitfield_end - static_cast<int>(last_seen_bit));
     last_seen_bit = static_cast<uint32_t>(bitfield_end);
   } else {
     c.bit_padding = 0;
   }
-  c.padding = static_cast<int32_t>(ty.size) - static_cast<int32_t>(last_seen_bit / 8);
+  // pahole keeps the padding in 16 bits and the bit padding in 8: a size
+  // smaller than the members (broken DWARF, hostile BTF) wraps, as there,
+  // and bounds the "Force padding" lines printed from it.
+  c.padding = static_cast<uint16_t>(static_cast<int32_t>(ty.size) - static_cast<int32_t>(last_seen_bit / 8));
   c.holes_searched = true;
 }
 

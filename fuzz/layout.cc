@@ -1,0 +1,50 @@
+// Fuzz target: `btfc layout` and btfdiff's two sides on hostile input. The
+// first byte picks the side and the options (sort, -E, private classes,
+// flat arrays, the suppress flags, a cache line size, -C with a few
+// common names); the rest is raw BTF (the -F btf side) or an ELF file with
+// DWARF (the -F dwarf side). Bad input must end in btfc::Error, never a
+// crash, a hang or unbounded memory: the layout code follows type chains
+// (typedefs, arrays, nested and expanded members) that hostile input can
+// make cyclic or deep. Seeds: those of btf_reader and elf_dwarf.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "base/error.h"
+#include "btf/reader.h"
+#include "dwarf/dwarf_file.h"
+#include "elf/elf_file.h"
+#include "layout/layout.h"
+
+using namespace btfc;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  uint8_t pick = data[0];
+  Bytes rest(data + 1, size - 1);
+  layout::LayoutOptions o;
+  o.sort = pick & 0x02;
+  o.expand_types = pick & 0x04;
+  o.show_private_classes = pick & 0x08;
+  o.flat_arrays = pick & 0x10;
+  o.suppress_aligned_attribute = o.suppress_packed = pick & 0x20;
+  o.suppress_force_paddings = pick & 0x40;
+  o.cacheline_size = (pick & 0x80) ? 32 : 64;
+  if ((pick & 0x0e) == 0x0e) o.class_names = {"a", "s", "t", "u", "list_head"};
+  try {
+    if (pick & 0x01) {
+      auto elf = elf::ElfFile::parse(rest, "fuzz");
+      dwarf::DwarfFile::Options options;
+      options.load_alt = false;
+      dwarf::DwarfFile dw(*elf, options);
+      std::string missing;
+      layout::layout_dwarf(dw, !elf->big_endian(), o, &missing);
+    } else {
+      btf::Btf b = btf::read_raw(rest);
+      std::string missing;
+      layout::layout_btf(b, o, &missing);
+    }
+  } catch (const Error&) {
+  }
+  return 0;
+}
