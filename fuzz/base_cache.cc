@@ -14,33 +14,13 @@
 #include "base/flat_bytes.h"
 #include "btf/btf.h"
 #include "btf/dedup.h"
+#include "small_base.h"
 
 namespace {
 
 using namespace btfc::btf;
 
-// int, struct list { struct list *next; int n; }, a forward, a typedef, an
-// enum and a prototype: every kind of chain the candidate index keeps.
-const Btf& base() {
-  static const Btf b = [] {
-    Btf t;
-    TypeId i = t.add_int("int", 4, INT_SIGNED);
-    TypeId ptr = t.add_ptr(i + 2);  // to the struct, next
-    TypeId list = t.add_struct("list", 16);
-    t.add_member("next", ptr, 0);
-    t.add_member("n", i, 64);
-    t.add_fwd("later", false);
-    t.add_typedef("list_t", list);
-    t.add_enum("state", 4, false);
-    t.add_enum_value("OFF", 0);
-    t.add_enum_value("ON", 1);
-    TypeId proto = t.add_func_proto(i);
-    t.add_param("l", ptr);
-    t.add_func("use", proto, FuncLinkage::Global);
-    return t;
-  }();
-  return b;
-}
+const Btf& base() { return btfc::fuzz::small_base(); }
 
 std::vector<uint8_t> edited(std::vector<uint8_t> image, const uint8_t* data, size_t size) {
   if (size < 2) return image;
