@@ -539,6 +539,9 @@ std::vector<std::string> batch_inputs(const std::vector<std::string>& args) {
       const fs::path& p = it->path();
       if (p.extension() == ".ko" && it->is_regular_file(ec)) found.push_back(p.string());
     }
+    // A folder without modules is a wrong path far more often than a
+    // wanted no-op: say so rather than succeed having done nothing.
+    if (found.empty()) throw Error(a + ": no *.ko file in this folder or below it");
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }

@@ -63,6 +63,17 @@ TEST(Batch, OptionMistakes) {
   EXPECT_EQ(run_btfc("encode -J --btf_encode_detached=x.btf --output-dir=d a.ko").status, 2);
 }
 
+// A folder holding no module is reported, not taken for a job done.
+TEST(Batch, FolderWithoutModules) {
+  std::string dir = scratch_dir() + "/no_modules";
+  fs::create_directories(dir + "/sub");
+  std::string obj = compile_c("not_a_module", "int x;\n", "gcc -g -c");
+  fs::copy_file(obj, dir + "/sub/x.o");
+  RunResult r = run_btfc("encode -J " + dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find(dir + ": no *.ko file"), std::string::npos) << r.err;
+}
+
 TEST(BatchCorpus, ModulesIdenticalToSingleRuns) {
   std::string corpus = corpus_dir();
   ASSERT_FALSE(corpus.empty()) << "corpus not unpacked (scripts/unpack-corpus.sh)";
