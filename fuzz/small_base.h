@@ -8,23 +8,28 @@
 
 namespace btfc::fuzz {
 
-inline const btf::Btf& small_base() {
+// Adds those types to `t` (standalone, or split: then the module's own).
+inline void add_small_types(btf::Btf& t) {
   using namespace btf;
-  static const Btf b = [] {
-    Btf t;
-    TypeId i = t.add_int("int", 4, INT_SIGNED);
-    TypeId ptr = t.add_ptr(i + 2);  // to the struct, next
-    TypeId list = t.add_struct("list", 16);
-    t.add_member("next", ptr, 0);
-    t.add_member("n", i, 64);
-    t.add_fwd("later", false);
-    t.add_typedef("list_t", list);
-    t.add_enum("state", 4, false);
-    t.add_enum_value("OFF", 0);
-    t.add_enum_value("ON", 1);
-    TypeId proto = t.add_func_proto(i);
-    t.add_param("l", ptr);
-    t.add_func("use", proto, FuncLinkage::Global);
+  TypeId i = t.add_int("int", 4, INT_SIGNED);
+  TypeId ptr = t.add_ptr(i + 2);  // to the struct, next
+  TypeId list = t.add_struct("list", 16);
+  t.add_member("next", ptr, 0);
+  t.add_member("n", i, 64);
+  t.add_fwd("later", false);
+  t.add_typedef("list_t", list);
+  t.add_enum("state", 4, false);
+  t.add_enum_value("OFF", 0);
+  t.add_enum_value("ON", 1);
+  TypeId proto = t.add_func_proto(i);
+  t.add_param("l", ptr);
+  t.add_func("use", proto, FuncLinkage::Global);
+}
+
+inline const btf::Btf& small_base() {
+  static const btf::Btf b = [] {
+    btf::Btf t;
+    add_small_types(t);
     return t;
   }();
   return b;

@@ -10,7 +10,7 @@
 //    kernel (and `btfc diff` of such a module) does;
 //  - 3 mod 4: the rest is the base (a vmlinux BTF that is not the one the
 //    module was built for, or a damaged one), and a module's own types
-//    (the small base's, as split BTF referring only to themselves) are
+//    (the small base's types, as split BTF on it) are
 //    deduplicated on it as `btfc encode --btf_base` does, with the base's
 //    index built once (DedupBase) and without.
 // Bad input must end in btfc::Error, never a crash, a hang or unbounded
@@ -62,24 +62,6 @@ void use_split(const Btf& split, const Btf& base) {
   });
 }
 
-// A module's own types: int, struct list { struct list *next; int n; },
-// a typedef, an enum, a prototype and a function (what the small base
-// holds, so that a base of these finds them all equal).
-void add_own_types(Btf& m) {
-  TypeId i = m.add_int("int", 4, INT_SIGNED);
-  TypeId ptr = m.add_ptr(i + 2);
-  TypeId list = m.add_struct("list", 16);
-  m.add_member("next", ptr, 0);
-  m.add_member("n", i, 64);
-  m.add_typedef("list_t", list);
-  m.add_enum("state", 4, false);
-  m.add_enum_value("OFF", 0);
-  m.add_enum_value("ON", 1);
-  TypeId proto = m.add_func_proto(i);
-  m.add_param("l", ptr);
-  m.add_func("use", proto, FuncLinkage::Global);
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -93,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Btf hostile = read_raw(Bytes(data + 1, size - 1));
       for (bool prepared : {false, true}) {
         Btf module(&hostile);
-        add_own_types(module);
+        fuzz::add_small_types(module);  // all equal to the small base's
         DedupBase index(hostile);
         DedupOptions options;
         if (prepared) options.prepared_base = &index;
