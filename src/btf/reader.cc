@@ -74,6 +74,7 @@ class Validator {
   void run() const {
     for_chunks([&](TypeId id) { check_record(id); });
     check_cycles();
+    check_pointer_loops();
     for_chunks([&](TypeId id) { check_references(id); });
   }
 
@@ -407,6 +408,37 @@ class Validator {
           stack.push_back({c, 0});
         }
       }
+    }
+  }
+
+  // The kernel follows a pointer through pointers and modifiers (typedef,
+  // const, volatile, restrict, type tag) to what it points at, and refuses
+  // a chain of those that comes back on itself ("Loop detected"): e.g. two
+  // PTRs to each other, which no C type is. Each such type has one edge,
+  // so walking the chains with a colour per type is linear.
+  void check_pointer_loops() const {
+    TypeId start = btf_.start_id();
+    auto in_chain = [&](TypeId id) {
+      if (id < start || id >= btf_.end_id()) return false;  // the base is checked and cannot point back
+      switch (info_kind(btf_.record(id)[1])) {
+        case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
+        case Kind::TypeTag:
+          return true;
+        default:
+          return false;
+      }
+    };
+    std::vector<uint8_t> state(btf_.type_count(), 0);  // 0 new, 1 on this walk, 2 done
+    std::vector<TypeId> walk;
+    for (TypeId root = start; root < btf_.end_id(); ++root) {
+      if (state[root - start] || !in_chain(root)) continue;
+      for (TypeId id = root; in_chain(id) && state[id - start] != 2; id = btf_.record(id)[2]) {
+        if (state[id - start] == 1) fail(id, 2, "loop of pointers and modifiers");
+        state[id - start] = 1;
+        walk.push_back(id);
+      }
+      for (TypeId id : walk) state[id - start] = 2;
+      walk.clear();
     }
   }
 

@@ -74,6 +74,61 @@ TEST(BtfKernelLoad, EveryKindTableLoads) {
   EXPECT_EQ(r, testing::LoadResult::Refused);
 }
 
+// Loops through pointers: the kernel follows a pointer through pointers
+// and modifiers and refuses a chain that comes back ("Loop detected"), but
+// not a loop through a struct (struct s { s_t *next; }); the reader
+// agrees on each.
+TEST(BtfKernelLoad, PointerLoopsAsTheKernelJudgesThem) {
+  struct Case {
+    const char* what;
+    Btf table;
+    bool valid;
+  };
+  std::vector<Case> cases;
+  {
+    Btf b;
+    b.add_ptr(2);  // [1] -> [2]
+    b.add_ptr(1);  // [2] -> [1]
+    cases.push_back({"two pointers to each other", std::move(b), false});
+  }
+  {
+    Btf b;
+    b.add_ptr(2);                       // [1] -> [2]
+    b.add_const(3);                     // [2] -> [3]
+    b.add_typedef("loop_t", 1);         // [3] -> [1]
+    cases.push_back({"pointer, const, typedef, back", std::move(b), false});
+  }
+  {
+    Btf b;
+    b.add_ptr(1);  // [1] -> itself
+    cases.push_back({"a pointer to itself", std::move(b), false});
+  }
+  {
+    Btf b;
+    TypeId s = b.add_struct("s", 8);       // [1] struct s { s_t *next; }
+    b.add_member("next", 3, 0);
+    b.add_typedef("s_t", s);               // [2]
+    b.add_ptr(2);                          // [3] -> typedef -> struct
+    cases.push_back({"a loop through a struct", std::move(b), true});
+  }
+  for (const Case& c : cases) {
+    std::vector<uint8_t> bytes = write_raw(c.table);
+    if (c.valid) {
+      EXPECT_NO_THROW(read_raw(bytes)) << c.what;
+      BTFC_EXPECT_LOADS(bytes);
+    } else {
+      EXPECT_THROW(read_raw(bytes), Error) << c.what;
+      libbpf_print_fn_t old = libbpf_set_print(nullptr);
+      std::string why;
+      auto r = testing::load_into_kernel(bytes, &why);
+      libbpf_set_print(old);
+      if (r == testing::LoadResult::NotAllowed) GTEST_SKIP() << "LOUD SKIP: the kernel refuses BTF_LOAD here";
+      EXPECT_EQ(r, testing::LoadResult::Refused) << c.what;
+      EXPECT_NE(why.find("kernel refused"), std::string::npos) << c.what << ": " << why;  // not libbpf
+    }
+  }
+}
+
 TEST(BtfKernelLoad, BigEndianCopyLoadsThroughLibbpf) {
   // libbpf swaps a non-native blob before handing it to the kernel.
   std::vector<uint8_t> bytes = write_raw(small_table(), true);
