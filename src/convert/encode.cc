@@ -403,7 +403,20 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
 // encoded again with names by text. A relocatable file's .debug_str holds
 // each object's strings apart (ext4.ko: 137k of its 151k strings are
 // repeats), so it goes by text from the start.
-btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
+// The encoded table passes the checks the kernel applies before anything
+// is written: DWARF the compiler never emits (a struct holding itself by
+// value, a loop of pointers) would otherwise give BTF that fails only when
+// a kernel or libbpf loads it. Thrown as a problem of the input file.
+void check_output(const btf::Btf& out) {
+  PhaseTimer t("check");
+  try {
+    btf::validate_for_kernel(out);
+  } catch (const Error& e) {
+    throw Error(std::string("its DWARF gives invalid BTF: ") + e.what());
+  }
+}
+
+btf::Btf build_attempts(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
   const EncodeStats before = stats;
   const bool linked = elf.type() != elf::ET_REL;
   Attempt attempt{.by_unit = true, .names_by_offset = linked};
@@ -420,6 +433,12 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
       attempt.by_unit = false;
     }
   }
+}
+
+btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
+  btf::Btf out = build_attempts(o, elf, base_input, stats);
+  check_output(out);
+  return out;
 }
 
 }  // namespace

@@ -114,6 +114,8 @@ std::string Printer::ptr_name(uint32_t index, const char* suffix) const {
 
 std::string Printer::type_name(uint32_t index, size_t limit) const {
   if (index == 0) return cut("void", limit);
+  Nesting nesting(nesting_);
+  if (nesting.too_deep()) return cut("...", limit);
   const Type& ty = table_.t(index);
   std::string s;
   switch (ty.kind) {
@@ -428,6 +430,12 @@ size_t Printer::cacheline_boundary(Conf& conf, uint32_t offset, std::string& o) 
 
 size_t Printer::type_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o) {
   size_t start = o.size();
+  Nesting nesting(nesting_);
+  if (nesting.too_deep()) {
+    o += "... ";
+    if (name) o += *name;
+    return o.size() - start;
+  }
   static const std::string kEmpty;
   std::string namebuf;
   Conf tconf = conf;

@@ -78,6 +78,19 @@ class Printer {
   bool is_union(uint32_t i) const { return table_.t(i).kind == TKind::Union; }
   bool is_enum(uint32_t i) const { return table_.t(i).kind == TKind::Enum; }
 
+  // How deep type_name() and type_fprintf() are in their recursion. Real
+  // types nest a few levels; a loop of pointers in hostile DWARF (which
+  // nothing else rejects) or a chain of thousands would otherwise recurse
+  // for ever or past the stack, so past kMaxNesting a name is "...".
+  static constexpr int kMaxNesting = 128;
+  mutable int nesting_ = 0;
+  struct Nesting {
+    int& depth;
+    explicit Nesting(int& d) : depth(++d) {}
+    ~Nesting() { --depth; }
+    bool too_deep() const { return depth > kMaxNesting; }
+  };
+
   const Table& table_;
   PrintOptions options_;
   std::vector<ClassInfo> info_;

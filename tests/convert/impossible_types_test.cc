@@ -1,0 +1,87 @@
+// DWARF no compiler emits but a damaged or hostile file can hold: a struct
+// that holds itself by value, and two pointer types pointing at each other.
+// Encoding must refuse them (the BTF would fail only later, when a kernel
+// loads it) and leave the file as it was; `btfc layout` must print a
+// bounded text instead of recursing for ever.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/elf_builder.h"
+#include "support/test_support.h"
+
+namespace btfc::test {
+namespace {
+
+// Abbreviations: 1 compile unit (name, language), 2 struct (name, size),
+// 3 member (name, type, location), 4 pointer (size, type).
+ByteWriter abbrevs() {
+  ByteWriter a;
+  a.uleb(1).uleb(0x11).u8(1).uleb(0x03).uleb(0x08).uleb(0x13).uleb(0x0b).u8(0).u8(0);
+  a.uleb(2).uleb(0x13).u8(1).uleb(0x03).uleb(0x08).uleb(0x0b).uleb(0x0b).u8(0).u8(0);
+  a.uleb(3).uleb(0x0d).u8(0).uleb(0x03).uleb(0x08).uleb(0x49).uleb(0x13).uleb(0x38).uleb(0x0b).u8(0).u8(0);
+  a.uleb(4).uleb(0x0f).u8(0).uleb(0x0b).uleb(0x0b).uleb(0x49).uleb(0x13).u8(0).u8(0);
+  a.u8(0);
+  return a;
+}
+
+// A DWARF 4 unit around `dies` (which start at unit offset 0xb).
+std::string object(const std::string& name, const ByteWriter& dies) {
+  ByteWriter info;
+  info.u32(static_cast<uint32_t>(7 + dies.size())).u16(4).u32(0).u8(8).raw(dies.data());
+  return write_elf(name, {{".debug_info", info.data()}, {".debug_abbrev", abbrevs().data()}});
+}
+
+// struct s { struct s me; }: the member's type is the struct itself.
+std::string struct_holding_itself() {
+  ByteWriter d;
+  d.uleb(1).str("t.c").u8(0x0c);               // 0x0b: compile unit, C99
+  d.uleb(2).str("s").u8(8);                    // 0x11: struct s, 8 bytes
+  d.uleb(3).str("me").u32(0x11).u8(0);         // 0x15: struct s me;
+  d.u8(0).u8(0);                               // end of s, of the unit
+  return object("struct_holding_itself.o", d);
+}
+
+// struct s { p_a p; } where p_a points to p_b and p_b back to p_a.
+std::string pointer_loop() {
+  ByteWriter d;
+  d.uleb(1).str("t.c").u8(0x0c);               // 0x0b
+  d.uleb(2).str("s").u8(8);                    // 0x11
+  d.uleb(3).str("p").u32(0x1e).u8(0);          // 0x15: member p, type 0x1e
+  d.u8(0);                                     // 0x1d: end of s
+  d.uleb(4).u8(8).u32(0x24);                   // 0x1e: pointer to 0x24
+  d.uleb(4).u8(8).u32(0x1e);                   // 0x24: pointer to 0x1e
+  d.u8(0);
+  return object("pointer_loop.o", d);
+}
+
+TEST(ImpossibleTypes, EncodingRefusesThemAndLeavesTheFile) {
+  for (const std::string& obj : {struct_holding_itself(), pointer_loop()}) {
+    std::string before = read_file(obj), out = obj + ".btf";
+    RunResult detached = run_btfc("encode --btf_encode_detached=" + out + " " + obj);
+    EXPECT_EQ(detached.status, 1) << obj << ": " << detached.err;
+    EXPECT_EQ(detached.err.rfind("btfc: " + obj + ": ", 0), 0u) << detached.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << obj;
+    RunResult in_place = run_btfc("encode " + obj);
+    EXPECT_EQ(in_place.status, 1) << obj << ": " << in_place.err;
+    EXPECT_EQ(read_file(obj), before) << obj << " was changed";
+  }
+  RunResult self = run_btfc("encode --btf_encode_detached=/dev/null " + struct_holding_itself());
+  EXPECT_NE(self.err.find("its DWARF gives invalid BTF"), std::string::npos) << self.err;
+  EXPECT_NE(self.err.find("STRUCT 's': reference cycle"), std::string::npos) << self.err;
+}
+
+TEST(ImpossibleTypes, LayoutStaysBounded) {
+  for (const std::string& obj : {struct_holding_itself(), pointer_loop()}) {
+    for (const char* flags : {"", "-E ", "--sort -E --suppress_force_paddings "}) {
+      RunResult r = run_btfc(std::string("layout ") + flags + obj);
+      EXPECT_EQ(r.status, 0) << obj << " " << flags << ": " << r.err;
+      EXPECT_NE(r.out.find("struct s {"), std::string::npos) << r.out.substr(0, 500);
+      EXPECT_LT(r.out.size(), 1u << 20) << obj << " " << flags;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace btfc::test
