@@ -26,9 +26,10 @@ uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a 
 
 }  // namespace
 
-void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path) {
-  std::vector<Bytes> pieces;
-  std::vector<uint8_t> header, names, table;  // the pieces that are not input bytes
+SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data) {
+  SectionWrite w;
+  std::vector<Bytes>& pieces = w.pieces;
+  std::vector<uint8_t>&header = w.header, &names = w.names, &table = w.table;
   try {
     const Bytes file = in.bytes();
     const bool is64 = in.is_64(), be = in.big_endian();
@@ -51,7 +52,11 @@ void write_with_section(const ElfFile& in, std::string_view name, Bytes data, co
     const uint16_t e_shstrndx = h.u16();
     const uint32_t shstrndx = e_shstrndx == SHN_XINDEX ? sections[0].link : e_shstrndx;
     const size_t header_size = is64 ? 64 : 52;
-    const Section& shstrtab = sections.at(shstrndx);
+    // Section 0 is reserved (with extended numbering its sh_size is the
+    // section count, which would cut a name table there short).
+    if (shstrndx == 0 || shstrndx >= sections.size())
+      throw Error(kHeader, is64 ? 62 : 50, "no section name table to name " + std::string(name) + " in");
+    const Section& shstrtab = sections[shstrndx];
     const Section* target = in.find_section_exact(name);
     if (target && target->index == shstrndx) throw Error("cannot replace the section name table");
     const uint64_t max_offset = is64 ? ~uint64_t{0} : 0xffffffffu;
@@ -213,8 +218,13 @@ void write_with_section(const ElfFile& in, std::string_view name, Bytes data, co
   } catch (Error& e) {
     throw e.with_file(in.path());
   }
+  return w;
+}
+
+void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path) {
+  SectionWrite w = plan_with_section(in, name, data);
   // I/O errors name out_path themselves.
-  write_pieces_atomic(out_path, pieces);
+  write_pieces_atomic(out_path, w.pieces);
 }
 
 }  // namespace btfc::elf

@@ -15,8 +15,10 @@
 // target (which may be the input) is untouched.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "elf/elf_file.h"
 
@@ -31,5 +33,17 @@ namespace btfc::elf {
 // the new contents would invalidate anyway) are not kept.
 // Throws btfc::Error on bad input or I/O failure.
 void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path);
+
+// What write_with_section writes, without writing it: the output is the
+// pieces in order, spans of the input, of `data` and of the three buffers
+// (which the pieces point into, so a SectionWrite is moved, never copied).
+struct SectionWrite {
+  std::vector<Bytes> pieces;
+  std::vector<uint8_t> header, names, table;
+  SectionWrite() = default;
+  SectionWrite(SectionWrite&&) = default;
+  SectionWrite(const SectionWrite&) = delete;
+};
+SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data);
 
 }  // namespace btfc::elf
