@@ -58,7 +58,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // What was written reads back: the section holds the new bytes, and the
   // other sections (by index) hold what they held, where they were.
   std::unique_ptr<elf::ElfFile> again = elf::ElfFile::parse(out, "fuzz output");
-  const elf::Section* s = again->find_section_exact(name);
+  // Replaced: the section of that index (a hostile file may name several
+  // alike); added: the last one.
+  const elf::Section* target = in->find_section_exact(name);
+  const elf::Section* s = target ? (target->index < again->sections().size() ? &again->sections()[target->index] : nullptr)
+                                 : &again->sections().back();
   check(s != nullptr, "the written section is missing");
   Bytes got = again->raw_data(*s);
   check(std::equal(got.begin(), got.end(), contents.begin(), contents.end()), "the section holds other bytes",
@@ -66,7 +70,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Bytes the writer rewrites: the ELF header's, and where the section
   // was if it is rewritten in place. A (hostile) section overlapping them
   // may read differently.
-  const elf::Section* target = in->find_section_exact(name);
   auto overlaps = [](const elf::Section& a, uint64_t begin, uint64_t end) {
     return a.offset < end && begin < a.offset + a.size;
   };

@@ -59,6 +59,7 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     const Section& shstrtab = sections[shstrndx];
     const Section* target = in.find_section_exact(name);
     if (target && target->index == shstrndx) throw Error("cannot replace the section name table");
+    if (target && target->index == 0) throw Error(kHeader, 0, "section 0 (reserved) is named " + std::string(name));
     const uint64_t max_offset = is64 ? ~uint64_t{0} : 0xffffffffu;
 
     // Bytes that stay where they are: everything any header points at,
