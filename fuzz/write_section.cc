@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return a.offset < end && begin < a.offset + a.size;
   };
   for (const elf::Section& old : in->sections()) {
-    if (old.index == s->index || old.type == elf::SHT_NOBITS) continue;
+    // Section 0 is reserved: its fields may hold the section count.
+    if (old.index == 0 || old.index == s->index || old.type == elf::SHT_NOBITS) continue;
     if (overlaps(old, 0, in->is_64() ? 64 : 52)) continue;
     if (target && target->type != elf::SHT_NOBITS && overlaps(old, target->offset, target->offset + target->size))
       continue;
