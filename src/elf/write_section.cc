@@ -95,6 +95,17 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     const bool in_place = target && target->type != SHT_NOBITS && data.size() <= target->size;
     if (in_place && target->offset < header_size)
       throw Error(std::string(name), 0, "section overlaps the ELF header");
+    if (in_place) {
+      // Rewriting where it is must not write over another section (a
+      // hostile header can make the section cover the name table).
+      for (const Section& s : sections) {
+        if (&s == target || s.index == 0 || s.type == SHT_NOBITS || s.size == 0) continue;
+        if (s.offset < target->offset + target->size && target->offset < s.offset + s.size)
+          throw Error(std::string(name), 0,
+                      "section " + std::string(name) + " overlaps section " + std::to_string(s.index) +
+                          "; it cannot be rewritten in place");
+      }
+    }
     if (alloc && !in_place)
       throw Error(std::string(name), 0,
                   "cannot grow allocated section " + std::string(name) + " (" + std::to_string(target->size) +
