@@ -114,7 +114,7 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     for (const Section& s : sections) {
       if (s.type == SHT_NOBITS) continue;
       // An empty section still points into the file: keep its offset in.
-      if (s.size == 0 && s.index != 0) keep_end = std::max(keep_end, s.offset);
+      if (s.size == 0) keep_end = std::max(keep_end, s.offset);
       if (s.size == 0) continue;
       if (&s == target && !in_place) continue;
       if (s.index == shstrndx && new_section) continue;
