@@ -70,7 +70,6 @@ int run(Args args, bool pahole_mode) {
 int run_encode(Args args) { return run(args, false); }
 
 // The flags both modes take (pahole's spellings), for both helps.
-// The flags both modes take (pahole's spellings), for both helps.
 #define BTFC_ENCODE_FLAGS                                                       \
   "  -J, --btf_encode             encode BTF (what btfc always does)\n"         \
   "  --btf_encode_detached=OUT    write raw BTF to OUT; without it, FILE's\n"   \

@@ -22,7 +22,16 @@
 namespace btfc::cli {
 namespace {
 
-constexpr unsigned kMaxJobs = 4096;
+// -j / --jobs (every core), -jN, --jobs=N: sets the thread count and
+// returns true; false for any other argument.
+bool take_jobs(const std::string& a) {
+  constexpr unsigned kMaxJobs = 4096;
+  if (a == "-j" || a == "--jobs") set_jobs(0);
+  else if (a.rfind("-j", 0) == 0 && a.size() > 2 && a[2] != '-') set_jobs(parse_number("-j", a.substr(2), kMaxJobs));
+  else if (a.rfind("--jobs=", 0) == 0) set_jobs(parse_number("--jobs", a.substr(7), kMaxJobs));
+  else return false;
+  return true;
+}
 
 bool write_out(const std::string& s) {
   if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || std::fflush(stdout) != 0) {
@@ -114,9 +123,7 @@ int run_layout(Args args) {
     else if (a == "--suppress_packed") o.suppress_packed = true;
     else if (a == "--show_private_classes") o.show_private_classes = true;
     else if (a == "-E" || a == "--expand_types") o.expand_types = true;
-    else if (a == "-j" || a == "--jobs") set_jobs(0);
-    else if (a.rfind("-j", 0) == 0 && a.size() > 2 && a[2] != '-') set_jobs(parse_number("-j", a.substr(2), kMaxJobs));
-    else if (a.rfind("--jobs=", 0) == 0) set_jobs(parse_number("--jobs", a.substr(7), kMaxJobs));
+    else if (take_jobs(a)) continue;
     else if (is("-F") || is("--format_path")) format = value(a.rfind("--", 0) == 0 ? "--format_path" : "-F");
     else if (is("--base") || is("--btf_base") || a == "-B") base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
     else if (is("-C") || is("--class_name")) add_names(o.class_names, value(a.rfind("--", 0) == 0 ? "--class_name" : "-C"));
@@ -158,12 +165,8 @@ int run_btfdiff(Args args) {
     if (a == "--base" || a == "--btf_base") {
       if (i + 1 >= args.size()) throw UsageError{a + " needs a file"};
       base = args[++i];
-    } else if (a == "-j" || a == "--jobs") {
-      set_jobs(0);
-    } else if (a.rfind("-j", 0) == 0 && a[2] != '-') {
-      set_jobs(parse_number("-j", a.substr(2), kMaxJobs));
-    } else if (a.rfind("--jobs=", 0) == 0) {
-      set_jobs(parse_number("--jobs", a.substr(7), kMaxJobs));
+    } else if (take_jobs(a)) {
+      continue;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
     } else {

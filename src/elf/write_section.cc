@@ -113,9 +113,11 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
                       "): it lies in a loaded segment");
     for (const Section& s : sections) {
       if (s.type == SHT_NOBITS) continue;
-      // An empty section still points into the file: keep its offset in.
-      if (s.size == 0) keep_end = std::max(keep_end, s.offset);
-      if (s.size == 0) continue;
+      if (s.size == 0) {
+        // An empty section still points into the file: keep its offset in.
+        keep_end = std::max(keep_end, s.offset);
+        continue;
+      }
       if (&s == target && !in_place) continue;
       if (s.index == shstrndx && new_section) continue;
       keep_end = std::max(keep_end, s.offset + s.size);
