@@ -12,6 +12,9 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <utility>
+
+#include <sys/stat.h>
 
 #include "base/allocator.h"
 #include "base/atomic_file.h"
@@ -570,6 +573,18 @@ std::vector<std::string> batch_inputs(const std::vector<std::string>& args) {
   return files;
 }
 
+namespace {
+
+// The device and inode of `path` (following symlinks), {0, 0} if it does
+// not exist.
+std::pair<dev_t, ino_t> file_id(const std::string& path) {
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {st.st_dev, st.st_ino};
+}
+
+}  // namespace
+
 std::string batch_output_path(const std::string& dir, const std::string& file) {
   std::string name = std::filesystem::path(file).filename().string();
   if (name.size() > 3 && name.compare(name.size() - 3, 3, ".ko") == 0) name.resize(name.size() - 3);
@@ -606,12 +621,19 @@ EncodeStats encode(const EncodeOptions& o) {
     std::error_code ec;
     std::filesystem::create_directories(o.output_dir, ec);
     if (ec) throw Error(o.output_dir + ": " + ec.message());
-    // Two modules of one name would overwrite each other's result.
+    // Two modules of one name would overwrite each other's result, and an
+    // output that is already an input or the base (`a.ko` writes `a.btf`,
+    // given as an input too; a symlink) would be destroyed before it is read.
     std::set<std::string> seen;
+    std::set<std::pair<dev_t, ino_t>> read;
+    read.insert(file_id(o.base_path));
+    for (const std::string& f : files) read.insert(file_id(f));
     for (size_t i = 0; i < files.size(); i++) {
       outputs[i] = batch_output_path(o.output_dir, files[i]);
       if (!seen.insert(outputs[i]).second)
         throw Error(files[i] + ": another input also writes " + outputs[i]);
+      if (std::pair<dev_t, ino_t> id = file_id(outputs[i]); id.second && read.count(id))
+        throw Error(files[i] + ": its output " + outputs[i] + " is an input or the base; choose another --output-dir");
     }
   }
   // Biggest files first: a long module started last would leave the other

@@ -74,6 +74,33 @@ TEST(Batch, FolderWithoutModules) {
   EXPECT_NE(r.err.find(dir + ": no *.ko file"), std::string::npos) << r.err;
 }
 
+
+// An output that is one of the files to read (`a.ko` writes `a.btf`, which
+// is an input too, or the base through a symlink) is refused before any
+// file is touched: the inputs stay as they were.
+TEST(Batch, OutputThatIsAnInputRefused) {
+  std::string dir = scratch_dir() + "/output_is_input";
+  fs::create_directories(dir + "/out");
+  std::string obj = compile_c("output_is_input", "struct s { int x; } v;\n", "gcc -g -c");
+  fs::copy_file(obj, dir + "/a.ko");
+  fs::copy_file(obj, dir + "/a.btf");
+  const std::string before = read_file(dir + "/a.btf");
+  RunResult r = run_btfc("encode -J --output-dir=" + dir + " " + dir + "/a.ko " + dir + "/a.btf");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find(dir + "/a.btf is an input or the base"), std::string::npos) << r.err;
+  EXPECT_TRUE(read_file(dir + "/a.btf") == before);
+
+  // The base, reached through a symlink in the output folder.
+  const std::string base = dir + "/base.btf";
+  ASSERT_EQ(run_btfc("encode -J --btf_encode_detached=" + base + " " + obj).status, 0);
+  const std::string base_before = read_file(base);
+  fs::create_symlink(base, dir + "/out/b.btf");
+  fs::copy_file(obj, dir + "/b.ko");
+  r = run_btfc("encode -J --btf_base=" + base + " --output-dir=" + dir + "/out " + dir + "/b.ko");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find(dir + "/out/b.btf is an input or the base"), std::string::npos) << r.err;
+  EXPECT_TRUE(read_file(base) == base_before);
+}
 TEST(BatchCorpus, ModulesIdenticalToSingleRuns) {
   std::string corpus = corpus_dir();
   ASSERT_FALSE(corpus.empty()) << "corpus not unpacked (scripts/unpack-corpus.sh)";
