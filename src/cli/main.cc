@@ -1,5 +1,6 @@
 // btfc's entry point: picks the subcommand and turns errors into one line
 // on stderr and an exit status (1 for bad input, 2 for bad usage).
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -145,6 +146,22 @@ int main(int argc, char** argv) {
   return 2;
 }
 
+// A command that succeeded but whose output did not all reach stdout (a
+// full disk, `>&-`) has failed: say so once, exit 1. Commands that check
+// their own writes (dump, layout, diff) have returned non-zero already.
+int finish_stdout(int status, std::string_view prefix) {
+  const int error = std::fflush(stdout) == 0 ? 0 : errno;
+  if ((!error && !std::ferror(stdout)) || status != 0) return status;
+  std::fprintf(stderr, "%.*s: writing to standard output: %s\n", static_cast<int>(prefix.size()), prefix.data(),
+               error ? std::strerror(error) : "write error");
+  return 1;
+}
+
 }  // namespace btfc::cli
 
-int main(int argc, char** argv) { return btfc::cli::main(argc, argv); }
+int main(int argc, char** argv) {
+  const int status = btfc::cli::main(argc, argv);
+  const std::string_view self = argc > 0 ? argv[0] : "";
+  const bool pahole = self == "pahole" || (self.size() > 7 && self.substr(self.size() - 7) == "/pahole");
+  return btfc::cli::finish_stdout(status, pahole ? "pahole (btfc)" : "btfc");
+}

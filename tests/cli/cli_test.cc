@@ -65,6 +65,27 @@ TEST(Cli, VersionSpellings) {
   EXPECT_NE(v.out.find("pahole v1.31"), std::string::npos) << v.out;
 }
 
+// Output that does not reach stdout (a full disk) fails the command, one
+// line and exit status 1 (2 for diff), whichever command wrote it: a script piping
+// `btfc stats` into a file must not take a truncated file for a result.
+TEST(Cli, FullOutputFails) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "SKIPPED: no /dev/full on this machine";
+  std::string obj = compile_c("full_output", "struct s { int x; } v;\n", "gcc -g -c");
+  std::string btf = obj + ".btf";
+  ASSERT_EQ(run_btfc("encode --btf_encode_detached=" + btf + " " + obj).status, 0);
+  for (const std::string& args : std::vector<std::string>{"stats " + obj, "--version", "help", "help stats",
+                                  "dump " + btf, "dump --format c " + btf, "layout " + obj, "diff " + btf + " " + btf}) {
+    RunResult r = run_btfc(args + " >/dev/full");
+    // diff's 1 means "the files differ": its trouble is 2, as diff(1)'s.
+    EXPECT_EQ(r.status, args.rfind("diff ", 0) == 0 ? 2 : 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": one line, not:\n" << r.err;
+  }
+  RunResult r = run(pahole_mode_binary() + " --version >/dev/full");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("pahole (btfc): writing to standard output: ", 0), 0u) << r.err;
+}
+
 // The long options a help text names: "--name" or "--name=VALUE", with
 // "--prefix_{a,b}" expanded.
 std::set<std::string> named_options(const std::string& help) {
