@@ -657,7 +657,9 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
   uint32_t start_str_off = base ? base->end_str_off() : 0;
   if (!base && str_len == 0) r.fail_at(20, "string section is empty (needs at least the empty string)");
   if (str_len) {
-    if (!base && bytes[str_start] != 0) r.fail_at(str_start, "string section does not start with the empty string");
+    // A module's .BTF read without its base looks so: its strings follow the base's.
+    if (!base && bytes[str_start] != 0)
+      r.fail_at(str_start, "string section does not start with the empty string (split BTF? then name its base with --base)");
     if (bytes[str_start + str_len - 1] != 0)
       r.fail_at(str_start + str_len - 1, "string section does not end with NUL");
   }

@@ -111,7 +111,7 @@ TEST(BtfReader, BadHeaderLengths) {
 TEST(BtfReader, StringSectionMustStartWithEmptyString) {
   std::vector<uint8_t> v = good_blob();
   v[76] = 'x';
-  EXPECT_EQ(error_of(v), ".BTF+0x4c: string section does not start with the empty string");
+  EXPECT_EQ(error_of(v), ".BTF+0x4c: string section does not start with the empty string (split BTF? then name its base with --base)");
 }
 
 TEST(BtfReader, TypeIdOutOfRange) {
@@ -272,7 +272,7 @@ TEST(BtfReader, SplitOnBase) {
   EXPECT_EQ(back.type(2).name(), "foo");
   EXPECT_EQ(write_raw(back), bytes);
   // Without the base, id 1 and the string offsets do not resolve.
-  EXPECT_EQ(error_of(bytes), ".BTF+0x30: string section does not start with the empty string");
+  EXPECT_EQ(error_of(bytes), ".BTF+0x30: string section does not start with the empty string (split BTF? then name its base with --base)");
 }
 
 TEST(BtfReader, FileErrorsNameTheFile) {
