@@ -203,6 +203,12 @@ const Printer::ClassInfo& Printer::holes(uint32_t index) {
   return info_[index];
 }
 
+namespace {
+// a - b as pahole computes it from unsigned fields into an int: wrapping,
+// never overflowing (hostile offsets are anything).
+int wrapped_difference(uint32_t a, uint32_t b) { return static_cast<int>(a - b); }
+}  // namespace
+
 void Printer::find_holes(uint32_t index) {
   const Type& ty = table_.t(index);
   if (ty.kind != TKind::Struct) return;
@@ -222,19 +228,19 @@ void Printer::find_holes(uint32_t index) {
     uint32_t bit_end = pos.bitfield_size ? bit_start + pos.bitfield_size : bit_start + pos.byte_size * 8;
     int bit_holes = 0, byte_holes = 0;
     if (in_bitfield) {
-      int bitfield_end = static_cast<int>(std::min(bit_start, cur_bitfield_end));
-      bit_holes = bitfield_end - static_cast<int>(last_seen_bit);
-      last_seen_bit = static_cast<uint32_t>(bitfield_end);
+      uint32_t bitfield_end = std::min(bit_start, cur_bitfield_end);
+      bit_holes = wrapped_difference(bitfield_end, last_seen_bit);
+      last_seen_bit = bitfield_end;
     }
     if (pos.bitfield_size) {
       uint32_t aligned_start = pos.byte_offset * 8;
       if (last_seen_bit < aligned_start && aligned_start <= bit_start) {
-        byte_holes = static_cast<int>(pos.byte_offset) - static_cast<int>(last_seen_bit / 8);
+        byte_holes = wrapped_difference(pos.byte_offset, last_seen_bit / 8);
         last_seen_bit = aligned_start;
       }
-      bit_holes += static_cast<int>(bit_start) - static_cast<int>(last_seen_bit);
+      bit_holes = static_cast<int>(static_cast<uint32_t>(bit_holes) + (bit_start - last_seen_bit));
     } else {
-      byte_holes = static_cast<int>(bit_start / 8) - static_cast<int>(last_seen_bit / 8);
+      byte_holes = wrapped_difference(bit_start / 8, last_seen_bit / 8);
     }
     last_seen_bit = bit_end;
     if (pos.bitfield_size) {
@@ -261,16 +267,16 @@ void Printer::find_holes(uint32_t index) {
     last = &pos;
   }
   if (in_bitfield) {
-    int bitfield_end = static_cast<int>(std::min<uint64_t>(ty.size * 8, cur_bitfield_end));
-    c.bit_padding = static_cast<uint8_t>(bitfield_end - static_cast<int>(last_seen_bit));
-    last_seen_bit = static_cast<uint32_t>(bitfield_end);
+    uint32_t bitfield_end = static_cast<uint32_t>(std::min<uint64_t>(ty.size * 8, cur_bitfield_end));
+    c.bit_padding = static_cast<uint8_t>(bitfield_end - last_seen_bit);
+    last_seen_bit = bitfield_end;
   } else {
     c.bit_padding = 0;
   }
   // pahole keeps the padding in 16 bits and the bit padding in 8: a size
   // smaller than the members (broken DWARF, hostile BTF) wraps, as there,
   // and bounds the "Force padding" lines printed from it.
-  c.padding = static_cast<uint16_t>(static_cast<int32_t>(ty.size) - static_cast<int32_t>(last_seen_bit / 8));
+  c.padding = static_cast<uint16_t>(static_cast<uint32_t>(ty.size) - last_seen_bit / 8);
   c.holes_searched = true;
 }
 
