@@ -86,9 +86,10 @@ int compare_sorted(const Candidate& a, const Candidate& b) {
       r = std::strcmp(x.name.c_str(), y.name.c_str());
       if (r) return r;
     }
-    if (x.bit_offset != y.bit_offset) return static_cast<int>(x.bit_offset) - static_cast<int>(y.bit_offset);
-    if (x.bitfield_size != y.bitfield_size)
-      return static_cast<int>(x.bitfield_size) - static_cast<int>(y.bitfield_size);
+    // pahole subtracts; for offsets past INT_MAX (hostile input) that
+    // overflows, and the sort needs a consistent order: the sign alone.
+    if (x.bit_offset != y.bit_offset) return x.bit_offset < y.bit_offset ? -1 : 1;
+    if (x.bitfield_size != y.bitfield_size) return x.bitfield_size < y.bitfield_size ? -1 : 1;
     r = std::strcmp(x.type.c_str(), y.type.c_str());
     if (r) return r;
   }
