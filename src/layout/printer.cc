@@ -160,6 +160,13 @@ size_t Printer::ftype_fprintf(uint32_t type, const std::string* name, bool inlin
 
 size_t Printer::params_fprintf(uint32_t type, std::string& o) const {
   size_t start = o.size();
+  // A prototype whose parameter points back at it (hostile DWARF or BTF)
+  // recurses through ftype_fprintf without passing type_name's guard.
+  Nesting nesting(nesting_);
+  if (nesting.too_deep()) {
+    o += "(...)";
+    return o.size() - start;
+  }
   const Type& ft = table_.t(type);
   o += '(';
   bool first = true;

@@ -78,7 +78,7 @@ class Printer {
   bool is_union(uint32_t i) const { return table_.t(i).kind == TKind::Union; }
   bool is_enum(uint32_t i) const { return table_.t(i).kind == TKind::Enum; }
 
-  // How deep type_name() and type_fprintf() are in their recursion. Real
+  // How deep type_name(), type_fprintf() and params_fprintf() are in their recursion. Real
   // types nest a few levels; a loop of pointers in hostile DWARF (which
   // nothing else rejects) or a chain of thousands would otherwise recurse
   // for ever or past the stack, so past kMaxNesting a name is "...".

@@ -111,6 +111,13 @@ TEST(BtfKernelLoad, PointerLoopsAsTheKernelJudgesThem) {
     b.add_ptr(2);                          // [3] -> typedef -> struct
     cases.push_back({"a loop through a struct", std::move(b), true});
   }
+  {
+    Btf b;
+    b.add_func_proto(0);                   // [1] void (
+    b.add_param("next", 2);                //       [2] next)
+    b.add_ptr(1);                          // [2] -> [1]
+    cases.push_back({"a prototype taking a pointer to itself", std::move(b), true});
+  }
   for (const Case& c : cases) {
     std::vector<uint8_t> bytes = write_raw(c.table);
     if (c.valid) {
