@@ -43,10 +43,12 @@ uint32_t Table::strip(uint32_t i) const {
   return i;
 }
 
-uint32_t Table::natural_alignment(uint32_t i, int depth) const {
+uint32_t Table::natural_alignment(uint32_t i, std::vector<uint32_t>& memo, int depth) const {
   const Type& ty = t(i);
   uint64_t a = 1;
-  if (i == 0 || depth > 64) return 1;
+  if (i == 0 || i >= types.size() || depth > 64) return 1;
+  if (memo[i]) return memo[i];
+  memo[i] = 1;  // what a loop back to this type sees while it is computed
   switch (ty.kind) {
     case TKind::Pointer: a = addr_size; break;
     case TKind::Base: a = ty.bit_size / 8; break;
@@ -58,19 +60,19 @@ uint32_t Table::natural_alignment(uint32_t i, int depth) const {
         if (m.is_static) continue;
         uint32_t mt = strip(m.type);
         if (mt == 0) continue;
-        best = std::max(best, natural_alignment(mt, depth + 1));
+        best = std::max(best, natural_alignment(mt, memo, depth + 1));
       }
       a = best;
       break;
     }
     case TKind::Array: {
       uint32_t e = strip(ty.type);
-      if (e) a = natural_alignment(e, depth + 1);
+      if (e) a = natural_alignment(e, memo, depth + 1);
       break;
     }
     default: break;
   }
-  return a ? static_cast<uint32_t>(a) : 1;
+  return memo[i] = a ? static_cast<uint32_t>(a) : 1;
 }
 
 namespace {
@@ -96,6 +98,7 @@ uint32_t infer_alignment(uint32_t byte_offset, uint32_t natural, uint32_t smalle
 
 void Table::finalize() {
   if (!has_alignment_info) {
+    std::vector<uint32_t> alignment_memo(types.size(), 0);
     // BTF (class__fixup_btf_bitfields)
     for (size_t ti = 1; ti < types.size(); ++ti) {
       if (types[ti].kind != TKind::Struct && types[ti].kind != TKind::Union) continue;
@@ -109,7 +112,7 @@ void Table::finalize() {
         m.byte_size = static_cast<uint32_t>(size_of(st));
         m.bit_size = m.byte_size * 8;
         if (m.byte_size == 0) {
-          m.alignment = infer_alignment(m.byte_offset, natural_alignment(st), smallest, cacheline_size);
+          m.alignment = infer_alignment(m.byte_offset, natural_alignment(st, alignment_memo), smallest, cacheline_size);
           continue;
         }
         TKind sk = t(st).kind;
@@ -121,12 +124,12 @@ void Table::finalize() {
             m.byte_offset = m.bit_offset / 8;
           }
         }
-        m.alignment = infer_alignment(m.byte_offset, natural_alignment(st), smallest, cacheline_size);
+        m.alignment = infer_alignment(m.byte_offset, natural_alignment(st, alignment_memo), smallest, cacheline_size);
         smallest = m.byte_offset + (m.bitfield_size ? static_cast<uint32_t>(m.bitfield_offset + m.bitfield_size + 7) / 8
                                                      : m.byte_size);
       }
       types[ti].alignment = infer_alignment(static_cast<uint32_t>(types[ti].size),
-                                            natural_alignment(static_cast<uint32_t>(ti)), smallest, cacheline_size);
+                                            natural_alignment(static_cast<uint32_t>(ti), alignment_memo), smallest, cacheline_size);
     }
     return;
   }

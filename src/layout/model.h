@@ -104,7 +104,10 @@ struct Table {
   // tag__strip_typedefs_and_modifiers() of a type index.
   uint32_t strip(uint32_t i) const;
   // tag__natural_alignment(): the largest base alignment inside a type.
-  uint32_t natural_alignment(uint32_t i, int depth = 0) const;
+  // `memo` (one entry per type, 0 = not known yet) makes it linear: hostile
+  // BTF can hold 64 levels of unions with two members of the level below
+  // (2^64 paths), or a union holding itself.
+  uint32_t natural_alignment(uint32_t i, std::vector<uint32_t>& memo, int depth = 0) const;
   // Computes member byte sizes, bitfield offsets (class_member__cache_byte_size).
   void finalize();
 };

@@ -91,7 +91,8 @@ struct TypeHoles {
 };
 
 Printer::Printer(const Table& table, const PrintOptions& options)
-    : table_(table), options_(options), info_(table.types.size()), members_(table.members) {
+    : table_(table), expanding_(table.types.size()), options_(options), info_(table.types.size()),
+      members_(table.members) {
   if (options_.cacheline_size == 0) options_.cacheline_size = 64;
 }
 
@@ -444,7 +445,7 @@ size_t Printer::cacheline_boundary(Conf& conf, uint32_t offset, std::string& o) 
 size_t Printer::type_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o) {
   size_t start = o.size();
   Nesting nesting(nesting_);
-  if (nesting.too_deep()) {
+  if (nesting.too_deep() || o.size() > text_limit_) {
     o += "... ";
     if (name) o += *name;
     return o.size() - start;
@@ -531,7 +532,7 @@ size_t Printer::type_fprintf(uint32_t type, const std::string* name, const Conf&
         array_fprintf(type, name, tconf, o);
         return o.size() - start;
       case TKind::Struct:
-        if (!ty.name.empty() && !expand_types) {
+        if ((!ty.name.empty() && !expand_types) || expanding_[type]) {
           o += ty.is_class ? "class " : "struct ";
           left(o, ty.name, tconf.type_spacing - 7);
           o += ' ';
@@ -608,7 +609,7 @@ size_t Printer::array_fprintf(uint32_t type, const std::string* name, const Conf
 size_t Printer::union_decl_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o) {
   size_t start = o.size();
   const Type& ty = table_.t(type);
-  if (!ty.name.empty() && !conf.expand_types) {
+  if ((!ty.name.empty() && !conf.expand_types) || expanding_[type]) {
     o += "union ";
     left(o, ty.name, conf.type_spacing - 6);
     o += ' ';
@@ -625,6 +626,7 @@ size_t Printer::union_decl_fprintf(uint32_t type, const std::string* name, const
 size_t Printer::union_fprintf(uint32_t type, const Conf& conf, std::string& o) {
   size_t start = o.size();
   const Type& ty = table_.t(type);
+  Expanding expanding(expanding_[type]);
   int indent = std::min(conf.indent, kMaxTabs);
   if (conf.prefix) {
     o += conf.prefix;
@@ -815,6 +817,7 @@ size_t Printer::member_type_holes(uint32_t cls, TypeHoles& h, uint8_t& newline, 
 size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) {
   size_t start = o.size();
   const Type& ty = table_.t(index);
+  Expanding expanding(expanding_[index]);
   uint8_t newline = 0;
   uint16_t nr_forced_alignments = 0, nr_forced_alignment_holes = 0;
   uint32_t sum_forced_alignment_holes = 0;
@@ -1139,6 +1142,7 @@ size_t Printer::typedef_fprintf(uint32_t index, const Conf& conf, std::string& o
 }
 
 void Printer::print_named(uint32_t index, std::string& out) {
+  limit_text(out);
   const Type& ty = table_.t(index);
   if (ty.kind != TKind::Enum && ty.kind != TKind::Typedef) return print_class(index, out);
   Conf conf;
@@ -1152,6 +1156,7 @@ void Printer::print_named(uint32_t index, std::string& out) {
 }
 
 void Printer::print_class(uint32_t index, std::string& out) {
+  limit_text(out);
   Conf conf;
   conf.expand_types = options_.expand_types;
   if (options_.expand_types)

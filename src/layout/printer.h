@@ -92,6 +92,24 @@ class Printer {
   };
 
   const Table& table_;
+  // Hostile input can make expansion explode without nesting deeply: a
+  // struct or union that holds itself (through an anonymous member, or any
+  // member with -E) doubles at every level with two such members, and a
+  // chain of distinct types with two members each does the same. A type
+  // whose body is being printed is not expanded again inside it (printed
+  // as a reference, as pahole does for pointers), and once one top-level
+  // type's text passes kMaxTypeText (the largest of the corpus vmlinux is
+  // 240 KB with -E) further members print as "...".
+  static constexpr size_t kMaxTypeText = size_t{4} << 20;
+  size_t text_limit_ = SIZE_MAX;
+  std::vector<uint8_t> expanding_;  // per type: its body is being printed
+  struct Expanding {
+    uint8_t& flag;
+    explicit Expanding(uint8_t& f) : flag(f) { flag = 1; }
+    ~Expanding() { flag = 0; }
+  };
+  void limit_text(const std::string& out) { text_limit_ = out.size() + kMaxTypeText; }
+
   PrintOptions options_;
   std::vector<ClassInfo> info_;
   std::vector<Member> members_;  // the table's members, with holes filled in

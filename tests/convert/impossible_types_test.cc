@@ -18,7 +18,7 @@ namespace {
 
 // Abbreviations: 1 compile unit (name, language), 2 struct (name, size),
 // 3 member (name, type, location), 4 pointer (size, type), 5 subroutine
-// type, 6 formal parameter (type).
+// type, 6 formal parameter (type), 7 anonymous union (size).
 ByteWriter abbrevs() {
   ByteWriter a;
   a.uleb(1).uleb(0x11).u8(1).uleb(0x03).uleb(0x08).uleb(0x13).uleb(0x0b).u8(0).u8(0);
@@ -27,6 +27,7 @@ ByteWriter abbrevs() {
   a.uleb(4).uleb(0x0f).u8(0).uleb(0x0b).uleb(0x0b).uleb(0x49).uleb(0x13).u8(0).u8(0);
   a.uleb(5).uleb(0x15).u8(1).u8(0).u8(0);                            // subroutine type (returns void)
   a.uleb(6).uleb(0x05).u8(0).uleb(0x49).uleb(0x13).u8(0).u8(0);      // formal parameter (type)
+  a.uleb(7).uleb(0x17).u8(1).uleb(0x0b).uleb(0x0b).u8(0).u8(0);      // anonymous union (size)
   a.u8(0);
   return a;
 }
@@ -78,8 +79,25 @@ std::string prototype_taking_itself() {
   return object("prototype_taking_itself.o", d);
 }
 
+// struct s { union { <itself> a; <itself> b; } u; }: an anonymous union
+// holding itself twice. Anonymous members are always printed expanded, so
+// each level doubled: 2^128 lines before the nesting guard stopped it.
+std::string union_holding_itself_twice() {
+  ByteWriter d;
+  d.uleb(1).str("t.c").u8(0x0c);               // 0x0b
+  d.uleb(2).str("s").u8(8);                    // 0x11
+  d.uleb(3).str("u").u32(0x1e).u8(0);          // 0x15: member u, type 0x1e
+  d.u8(0);                                     // 0x1d: end of s
+  d.uleb(7).u8(8);                             // 0x1e: union, 8 bytes
+  d.uleb(3).str("a").u32(0x1e).u8(0);          // 0x20: member a, the union itself
+  d.uleb(3).str("b").u32(0x1e).u8(0);          // 0x29: member b, the same
+  d.u8(0).u8(0);                               // end of the union, of the unit
+  return object("union_holding_itself_twice.o", d);
+}
+
 TEST(ImpossibleTypes, EncodingRefusesThemAndLeavesTheFile) {
-  for (const std::string& obj : {struct_holding_itself(), pointer_loop(), prototype_taking_itself()}) {
+  for (const std::string& obj :
+       {struct_holding_itself(), pointer_loop(), prototype_taking_itself(), union_holding_itself_twice()}) {
     std::string before = read_file(obj), out = obj + ".btf";
     RunResult detached = run_btfc("encode --btf_encode_detached=" + out + " " + obj);
     EXPECT_EQ(detached.status, 1) << obj << ": " << detached.err;
@@ -95,7 +113,8 @@ TEST(ImpossibleTypes, EncodingRefusesThemAndLeavesTheFile) {
 }
 
 TEST(ImpossibleTypes, LayoutStaysBounded) {
-  for (const std::string& obj : {struct_holding_itself(), pointer_loop(), prototype_taking_itself()}) {
+  for (const std::string& obj :
+       {struct_holding_itself(), pointer_loop(), prototype_taking_itself(), union_holding_itself_twice()}) {
     for (const char* flags : {"", "-E ", "--sort -E --suppress_force_paddings "}) {
       RunResult r = run_btfc(std::string("layout ") + flags + obj);
       EXPECT_EQ(r.status, 0) << obj << " " << flags << ": " << r.err;
@@ -124,6 +143,31 @@ TEST(ImpossibleTypes, SelfReferentialPrototypeFromBtf) {
     EXPECT_NE(r.out.find("(...)"), std::string::npos) << r.out.substr(0, 2000);
     EXPECT_LT(r.out.size(), 1u << 20) << flags;
   }
+}
+
+// Valid BTF whose layout is exponential: 64 anonymous unions, each with
+// two members of the one before (the kernel takes it: every member fits).
+// Printed expanded it would be 2^64 lines; the printer stops a type's text
+// past a few megabytes with "..." members instead.
+TEST(ImpossibleTypes, ExponentialLayoutIsCut) {
+  btf::Btf t;
+  btf::TypeId prev = t.add_int("int", 4, 1);
+  for (int k = 0; k < 64; k++) {
+    btf::TypeId u = t.add_union("", 4);
+    t.add_member("a", prev, 0);
+    t.add_member("b", prev, 0);
+    prev = u;
+  }
+  t.add_struct("s", 4);
+  t.add_member("u", prev, 0);
+  const std::string path = scratch_dir() + "/exponential_layout.btf";
+  btf::write_raw_file(path, t);
+  RunResult r = run_btfc("layout -F btf " + path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("struct s {", 0), 0u) << r.out.substr(0, 500);
+  EXPECT_NE(r.out.find("...  b;"), std::string::npos) << "no member cut";
+  EXPECT_LT(r.out.size(), 8u << 20);
+  EXPECT_EQ(r.out.substr(r.out.size() - 3), "};\n") << "the struct is closed";
 }
 
 }  // namespace
