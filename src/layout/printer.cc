@@ -92,7 +92,7 @@ struct TypeHoles {
 
 Printer::Printer(const Table& table, const PrintOptions& options)
     : table_(table), expanding_(table.types.size()), options_(options), info_(table.types.size()),
-      members_(table.members) {
+      alignment_memo_(table.types.size()), members_(table.members) {
   if (options_.cacheline_size == 0) options_.cacheline_size = 64;
 }
 
@@ -288,40 +288,7 @@ void Printer::find_holes(uint32_t index) {
   c.holes_searched = true;
 }
 
-uint32_t Printer::natural_alignment(uint32_t index) {
-  const Type& ty = table_.t(index);
-  uint32_t a = 1;
-  if (index == 0) return 1;
-  switch (ty.kind) {
-    case TKind::Pointer: a = table_.addr_size; break;
-    case TKind::Base: a = ty.bit_size / 8; break;
-    case TKind::Enum: a = static_cast<uint32_t>(ty.size); break;
-    case TKind::Struct: case TKind::Union: {
-      ClassInfo& c = info_[index];
-      if (c.natural_alignment == 0) {
-        c.natural_alignment = 1;  // guards against recursion through a loop
-        uint32_t best = 0;
-        for (uint32_t k = 0; k < ty.count; ++k) {
-          const Member& m = members_[ty.first + k];
-          if (m.is_static) continue;
-          uint32_t mt = table_.strip(m.type);
-          if (mt == 0) continue;
-          best = std::max(best, natural_alignment(mt));
-        }
-        c.natural_alignment = best;
-      }
-      a = c.natural_alignment;
-      break;
-    }
-    case TKind::Array: {
-      uint32_t e = table_.strip(ty.type);
-      if (e) a = natural_alignment(e);
-      break;
-    }
-    default: break;
-  }
-  return a ? a : 1;
-}
+uint32_t Printer::natural_alignment(uint32_t index) { return table_.natural_alignment(index, alignment_memo_); }
 
 void Printer::check_unnatural(uint32_t index) {
   const Type& ty = table_.t(index);
@@ -1142,9 +1109,9 @@ size_t Printer::typedef_fprintf(uint32_t index, const Conf& conf, std::string& o
 }
 
 void Printer::print_named(uint32_t index, std::string& out) {
-  limit_text(out);
   const Type& ty = table_.t(index);
   if (ty.kind != TKind::Enum && ty.kind != TKind::Typedef) return print_class(index, out);
+  limit_text(out);
   Conf conf;
   conf.expand_types = options_.expand_types;
   if (options_.expand_types) conf.name_spacing = 55;

@@ -46,7 +46,6 @@ class Printer {
     bool flex_verified = false, has_flex = false, embedded_searched = false, has_embedded = false;
     int32_t pre_hole = 0, pre_bit_hole = 0, padding = 0, bit_padding = 0;
     uint16_t nr_holes = 0, nr_bit_holes = 0;
-    uint32_t natural_alignment = 0;
   };
   const ClassInfo& holes(uint32_t index);
 
@@ -78,10 +77,11 @@ class Printer {
   bool is_union(uint32_t i) const { return table_.t(i).kind == TKind::Union; }
   bool is_enum(uint32_t i) const { return table_.t(i).kind == TKind::Enum; }
 
-  // How deep type_name(), type_fprintf() and params_fprintf() are in their recursion. Real
-  // types nest a few levels; a loop of pointers in hostile DWARF (which
-  // nothing else rejects) or a chain of thousands would otherwise recurse
-  // for ever or past the stack, so past kMaxNesting a name is "...".
+  // How deep type_name(), type_fprintf() and params_fprintf() are in
+  // their recursion. Real types nest a few levels; a loop of pointers in
+  // hostile DWARF (which nothing else rejects) or a chain of thousands
+  // would otherwise recurse for ever or past the stack, so past
+  // kMaxNesting a name is "...".
   static constexpr int kMaxNesting = 128;
   mutable int nesting_ = 0;
   struct Nesting {
@@ -112,6 +112,7 @@ class Printer {
 
   PrintOptions options_;
   std::vector<ClassInfo> info_;
+  std::vector<uint32_t> alignment_memo_;  // Table::natural_alignment's
   std::vector<Member> members_;  // the table's members, with holes filled in
 };
 
