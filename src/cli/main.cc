@@ -96,10 +96,15 @@ int pahole_main(int argc, char** argv) {
 }
 }  // namespace
 
-int main(int argc, char** argv) {
+// Installed or symlinked as `pahole`: argv is pahole's, messages say so.
+bool called_as_pahole(int argc, char** argv) {
   std::string_view self = argc > 0 ? argv[0] : "";
   if (size_t slash = self.rfind('/'); slash != std::string_view::npos) self.remove_prefix(slash + 1);
-  if (self == "pahole") return pahole_main(argc, argv);
+  return self == "pahole";
+}
+
+int main(int argc, char** argv) {
+  if (called_as_pahole(argc, argv)) return pahole_main(argc, argv);
   if (argc < 2 || (!std::strcmp(argv[1], "help") && argc == 2) || !std::strcmp(argv[1], "--help") ||
       !std::strcmp(argv[1], "-h")) {
     print_help(argc < 2 ? stderr : stdout);
@@ -161,7 +166,5 @@ int finish_stdout(int status, std::string_view prefix) {
 
 int main(int argc, char** argv) {
   const int status = btfc::cli::main(argc, argv);
-  const std::string_view self = argc > 0 ? argv[0] : "";
-  const bool pahole = self == "pahole" || (self.size() > 7 && self.substr(self.size() - 7) == "/pahole");
-  return btfc::cli::finish_stdout(status, pahole ? "pahole (btfc)" : "btfc");
+  return btfc::cli::finish_stdout(status, btfc::cli::called_as_pahole(argc, argv) ? "pahole (btfc)" : "btfc");
 }
