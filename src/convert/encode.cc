@@ -594,10 +594,9 @@ std::string batch_output_path(const std::string& dir, const std::string& file) {
 EncodeStats encode(const EncodeOptions& o) {
   // A detached output over FILE or BASE would destroy what the user meant
   // to read (pahole writes over it and leaves FILE as raw BTF).
-  if (!o.detached_path.empty()) {
-    std::error_code ec;
+  if (const std::pair<dev_t, ino_t> out = file_id(o.detached_path); out.second) {
     for (const std::string* read : {&o.input, &o.base_path})
-      if (!read->empty() && std::filesystem::equivalent(o.detached_path, *read, ec))
+      if (file_id(*read) == out)
         throw Error(o.detached_path + ": the output file is " + (read == &o.input ? "FILE" : "the base") + " ('" +
                     *read + "'); name another file");
   }
