@@ -393,19 +393,27 @@ class Differ {
       // Equal bodies cancel out, one for one.
       auto left_a = unmatched(a_, ga, b_, gb), left_b = unmatched(b_, gb, a_, ga);
       size_t pairs = ga.empty() || gb.empty() ? 0 : std::min(left_a.size(), left_b.size());
+      // A name that one side has more than once says how often each has
+      // it: pahole 1.24 encodes a function once per unit that defines it,
+      // so its extra copies show as "only in" though both have the name.
+      const bool several = ga.size() > 1 || gb.size() > 1;
+      const std::string counts =
+          std::to_string(ga.size()) + " in " + a_.name + ", " + std::to_string(gb.size()) + " in " + b_.name;
       for (size_t k = 0; k < pairs; ++k) {
         std::vector<std::string> lines;
         describe(left_a[k], left_b[k], lines);
         if (lines.empty()) lines.push_back("  differs in the types it refers to");
         std::string head = title(a_, left_a[k]);
-        if (ga.size() > 1 || gb.size() > 1)
-          head += " (one of " + std::to_string(ga.size()) + " in " + a_.name + ", " + std::to_string(gb.size()) + " in " + b_.name + ")";
+        if (several) head += " (one of " + counts + ")";
         changed += "  " + head + ":\n";
         for (const std::string& l : lines) changed += "  " + l + "\n";
         ++changed_items;
       }
-      for (size_t k = pairs; k < left_a.size(); ++k) only_a.push_back(title(a_, left_a[k]));
-      for (size_t k = pairs; k < left_b.size(); ++k) only_b.push_back(title(b_, left_b[k]));
+      auto only = [&](const Side& s, uint32_t id) {
+        return several ? title(s, id) + " (of that name: " + counts + ")" : title(s, id);
+      };
+      for (size_t k = pairs; k < left_a.size(); ++k) only_a.push_back(only(a_, left_a[k]));
+      for (size_t k = pairs; k < left_b.size(); ++k) only_b.push_back(only(b_, left_b[k]));
     }
     if (!only_a.empty()) {
       out_ += "only in " + a_.name + ":\n";

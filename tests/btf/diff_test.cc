@@ -185,15 +185,24 @@ TEST(Diff, EachChangeIsNamed) {
   }
 }
 
-// Duplicates count: a second, equal FUNC is a difference.
+// Duplicates count: a second, equal FUNC is a difference, and the report
+// says how many of that name each side has (pahole 1.24 encodes a
+// function once per unit that defines it: the extra copy is "only in" it
+// though both sides have the name).
 TEST(Diff, DuplicateFunctionIsADifference) {
   Btf a = small_table();
   Btf b = reorder(a, all_ids(a));
   b.add_func("g", b.type(find_type(b, Kind::Func, "g")).type(), FuncLinkage::Static);
   DiffResult r = diff(a, b);
   EXPECT_FALSE(r.equivalent);
-  EXPECT_NE(r.report.find("only in B:\n  FUNC g"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("only in B:\n  FUNC g: int (task_t *) (of that name: 1 in A, 2 in B)\n"), std::string::npos)
+      << r.report;
   EXPECT_NE(r.report.find("FUNC                 3         4  *"), std::string::npos) << r.report;
+  // A name each side has once gets no such note.
+  Btf c = reorder(a, all_ids(a));
+  c.add_func("k", c.type(find_type(c, Kind::Func, "g")).type(), FuncLinkage::Static);
+  r = diff(a, c);
+  EXPECT_NE(r.report.find("only in B:\n  FUNC k: int (task_t *)\n"), std::string::npos) << r.report;
 }
 
 // Same names and bodies at the named level, but struct s points to the
