@@ -4,8 +4,10 @@
     bench/classify-diff.py DIFFS_DIR MODDIR
 
 DIFFS_DIR holds NAME.txt, the report of `btfc diff btfc/NAME.btf
-pahole/NAME.btf` (as bench/modules.sh leaves them); MODDIR is searched for
-NAME.ko to look at the module's ELF symbols (nm). Each item of a report
+pahole/NAME.btf` (as bench/modules.sh and scripts/build-kernel.sh leave
+them: the side whose folder's name starts with "btfc" is btfc's); MODDIR is
+searched for NAME.ko (or a file named vmlinux, for vmlinux.txt) to look at
+the module's ELF symbols (nm). Each item of a report
 (a type only one side has, or a type both have that changed) gets a class;
 the script prints, per class, how many items and modules, and examples.
 A class that is not explained by a known difference between pahole 1.24 and
@@ -19,15 +21,20 @@ import sys
 
 diffs, moddir = sys.argv[1], sys.argv[2]
 kos = {}
-for d, _, files in os.walk(moddir):
+for d, _, files in os.walk(moddir):  # top-down: MODDIR's own vmlinux first
     for f in files:
         if f.endswith(".ko"):
-            kos[f[:-3]] = os.path.join(d, f)
+            kos.setdefault(f[:-3], os.path.join(d, f))
+        elif f == "vmlinux":
+            kos.setdefault(f, os.path.join(d, f))
 
 
 def symbols(name):
+    """Names with an exact symbol, names with only suffixed ones, and names
+    of text symbols at more than one address."""
     out = subprocess.run(["nm", kos[name]], capture_output=True, text=True).stdout
     exact, suffixed = set(), set()
+    addresses = collections.defaultdict(set)
     for line in out.splitlines():
         parts = line.split()
         if len(parts) < 2:
@@ -37,10 +44,28 @@ def symbols(name):
             suffixed.add(sym.split(".")[0])
         else:
             exact.add(sym)
-    return exact, suffixed
+            if len(parts) == 3 and parts[1] in "tT":
+                addresses[sym].add(parts[0])
+    return exact, suffixed, {n for n, a in addresses.items() if len(a) > 1}
 
 
 ITEM = re.compile(r"^  (\S+) (.*?)(:|$)")
+# btfc diff's note on an item whose name a side has more than once.
+COUNTS = re.compile(r"\(of that name: (\d+) in (.+?), (\d+) in (.+)\)$")
+
+
+def btfc_count(line):
+    """How many types of the item's kind and name btfc's side has, if the
+    report says (None where neither side has the name twice)."""
+    m = COUNTS.search(line)
+    if not m:
+        return None
+    for count, path in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
+        if os.path.basename(os.path.dirname(path)).startswith("btfc"):
+            return int(count)
+    return None
+
+
 classes = collections.defaultdict(lambda: [0, set(), []])
 equivalent = 0
 for fname in sorted(os.listdir(diffs)):
@@ -55,7 +80,8 @@ for fname in sorted(os.listdir(diffs)):
     for line in text.splitlines():
         low = line.lower()
         if low.startswith("only in "):
-            section = "btfc" if "btfc" in line.split(":")[0] else "pahole"
+            path = line[len("only in "):].rstrip().rstrip(":")
+            section = "btfc" if os.path.basename(os.path.dirname(path)).startswith("btfc") else "pahole"
             continue
         if low.startswith("changed"):
             section = "changed"
@@ -80,11 +106,17 @@ for fname in sorted(os.listdir(diffs)):
         elif kind == "FUNC":
             if syms is None:
                 syms = symbols(name)
-            exact, suffixed = syms
+            exact, suffixed, several = syms
             if section == "btfc" and ident not in exact and ident in suffixed:
                 cls = "FUNC only in btfc/1.31: only suffixed (.isra/.constprop/.part) symbols [1.31 adds these]"
             elif section == "btfc":
                 cls = "FUNC only in btfc/1.31 (exact symbol exists) [unexplained]"
+            elif (btfc_count(line) or 0) >= 1:
+                cls = ("FUNC only in pahole 1.24: another FUNC of a name btfc has too "
+                       "[1.24 encodes a function once per unit that defines it, 1.31 once per name]")
+            elif ident in several:
+                cls = ("FUNC only in pahole 1.24: the name is at several addresses "
+                       "[1.31 skips these with --skip_encoding_btf_inconsistent_proto]")
             else:
                 cls = "FUNC only in pahole 1.24 [unexplained]"
         else:
