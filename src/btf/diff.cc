@@ -397,8 +397,9 @@ class Differ {
       // it: pahole 1.24 encodes a function once per unit that defines it,
       // so its extra copies show as "only in" though both have the name.
       const bool several = ga.size() > 1 || gb.size() > 1;
-      const std::string counts =
-          std::to_string(ga.size()) + " in " + a_.name + ", " + std::to_string(gb.size()) + " in " + b_.name;
+      const std::string counts = several ? std::to_string(ga.size()) + " in " + a_.name + ", " +
+                                               std::to_string(gb.size()) + " in " + b_.name
+                                         : std::string();
       for (size_t k = 0; k < pairs; ++k) {
         std::vector<std::string> lines;
         describe(left_a[k], left_b[k], lines);
