@@ -49,6 +49,12 @@ def symbols(name):
     return exact, suffixed, {n for n, a in addresses.items() if len(a) > 1}
 
 
+def is_btfc_side(path):
+    """Whether a file the report names is btfc's: its folder's name starts
+    with "btfc" (btfc/, btfc-sample/)."""
+    return os.path.basename(os.path.dirname(path)).startswith("btfc")
+
+
 ITEM = re.compile(r"^  (\S+) (.*?)(:|$)")
 # btfc diff's note on an item whose name a side has more than once.
 COUNTS = re.compile(r"\(of that name: (\d+) in (.+?), (\d+) in (.+)\)$")
@@ -61,7 +67,7 @@ def btfc_count(line):
     if not m:
         return None
     for count, path in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
-        if os.path.basename(os.path.dirname(path)).startswith("btfc"):
+        if is_btfc_side(path):
             return int(count)
     return None
 
@@ -81,7 +87,7 @@ for fname in sorted(os.listdir(diffs)):
         low = line.lower()
         if low.startswith("only in "):
             path = line[len("only in "):].rstrip().rstrip(":")
-            section = "btfc" if os.path.basename(os.path.dirname(path)).startswith("btfc") else "pahole"
+            section = "btfc" if is_btfc_side(path) else "pahole"
             continue
         if low.startswith("changed"):
             section = "changed"

@@ -44,6 +44,10 @@ t_start=$(date +%s)
 say() { printf '\n== %s\n' "$*"; }
 die() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 since() { echo "$(( $(date +%s) - $1 ))s"; }
+now_ms() { echo "$(( $(date +%s%N) / 1000000 ))"; }
+# (grep reads all of readelf's output: grep -q would stop early, and the
+# SIGPIPE readelf then gets fails the pipeline under pipefail.)
+has_btf() { readelf -S -W "$1" | grep ' \.BTF ' >/dev/null; }
 
 # 1. Packages: kernel build dependencies, plus the checks' tools.
 packages=(
@@ -139,7 +143,7 @@ say "check: vmlinux has DWARF 5 and .BTF"
 dwarf_version=$(readelf --debug-dump=info "$out/vmlinux" 2>/dev/null |
   awk '/^ *Version: / {v[$2]++} END {for (k in v) printf "%s%s", (n++ ? "," : ""), k}')
 [ "$dwarf_version" = 5 ] || die "the units' DWARF versions are '$dwarf_version', not just 5"
-readelf -S -W "$out/vmlinux" | grep ' \.BTF ' >/dev/null || die "vmlinux has no .BTF section"
+has_btf "$out/vmlinux" || die "vmlinux has no .BTF section"
 mkdir -p "$cmp"
 objcopy --dump-section .BTF="$cmp/vmlinux.btf" "$out/vmlinux" "$cmp/objcopy.junk" && rm -f "$cmp/objcopy.junk"
 echo "vmlinux: $(stat -c %s "$out/vmlinux") bytes, DWARF $dwarf_version, .BTF $(stat -c %s "$cmp/vmlinux.btf") bytes"
@@ -205,20 +209,34 @@ flags_124=$(PAHOLE=$(command -v pahole) "$src/scripts/pahole-flags.sh")
 # left by an earlier run would keep its tail after the new BTF.)
 rm -rf "$cmp/btfc" "$cmp/pahole-1.24" "$cmp/diffs" "$cmp/ko"
 mkdir -p "$cmp/btfc" "$cmp/pahole-1.24" "$cmp/diffs" "$cmp/ko"
-"$pahole" -J $flags_btfc --btf_encode_detached="$cmp/vmlinux.again.btf" "$tmp_vmlinux"
-cmp -s "$cmp/vmlinux.again.btf" "$cmp/vmlinux.btf" ||
-  die "btfc -J $flags_btfc gives other bytes than the .BTF that the build put in vmlinux (the same input)"
+
+# compare_with_pahole NAME FILE BUILT [BASE]: encodes FILE (split on BASE,
+# the built vmlinux, if given) with the build's flags, which must give
+# BUILT's bytes (the .BTF the build wrote) again; then with 1.24's flags
+# by btfc and by pahole 1.24 into btfc/NAME.btf and pahole-1.24/NAME.btf,
+# each timed once (ms_btfc, ms_124); btfc diff's report of the two goes to
+# diffs/NAME.txt (diff_status: 0 equivalent, 1 they differ).
+compare_with_pahole() {
+  local name=$1 file=$2 built=$3 encode_base=() diff_base=() t
+  if [ $# -gt 3 ]; then encode_base=(--btf_base "$4"); diff_base=(--base "$4"); fi
+  "$pahole" -J $flags_btfc "${encode_base[@]}" --btf_encode_detached="$cmp/$name.again.btf" "$file"
+  cmp -s "$cmp/$name.again.btf" "$built" ||
+    die "$name: btfc -J $flags_btfc gives other bytes than the .BTF that the build wrote (the same input)"
+  t=$(now_ms)
+  "$pahole" -J $flags_124 "${encode_base[@]}" --btf_encode_detached="$cmp/btfc/$name.btf" "$file"
+  ms_btfc=$(( $(now_ms) - t ))
+  t=$(now_ms)
+  pahole -J $flags_124 "${encode_base[@]}" --btf_encode_detached="$cmp/pahole-1.24/$name.btf" "$file"
+  ms_124=$(( $(now_ms) - t ))
+  diff_status=0
+  "$build/btfc" diff "${diff_base[@]}" "$cmp/btfc/$name.btf" "$cmp/pahole-1.24/$name.btf" >"$cmp/diffs/$name.txt" ||
+    diff_status=$?
+  [ "$diff_status" -le 1 ] || die "btfc diff failed on $name (status $diff_status)"
+}
+
+compare_with_pahole vmlinux "$tmp_vmlinux" "$cmp/vmlinux.btf"
 echo "btfc -J $flags_btfc again: the bytes of vmlinux's .BTF"
-t=$(date +%s%N)
-"$pahole" -J $flags_124 --btf_encode_detached="$cmp/btfc/vmlinux.btf" "$tmp_vmlinux"
-t_btfc=$(( ($(date +%s%N) - t) / 1000000 ))
-t=$(date +%s%N)
-pahole -J $flags_124 --btf_encode_detached="$cmp/pahole-1.24/vmlinux.btf" "$tmp_vmlinux"
-t_124=$(( ($(date +%s%N) - t) / 1000000 ))
-echo "-J $flags_124: btfc ${t_btfc} ms, $(stat -c %s "$cmp/btfc/vmlinux.btf") bytes; pahole 1.24 ${t_124} ms, $(stat -c %s "$cmp/pahole-1.24/vmlinux.btf") bytes"
-diff_status=0
-"$build/btfc" diff "$cmp/btfc/vmlinux.btf" "$cmp/pahole-1.24/vmlinux.btf" >"$cmp/diffs/vmlinux.txt" || diff_status=$?
-[ "$diff_status" -le 1 ] || die "btfc diff failed (status $diff_status)"
+echo "-J $flags_124: btfc ${ms_btfc} ms, $(stat -c %s "$cmp/btfc/vmlinux.btf") bytes; pahole 1.24 ${ms_124} ms, $(stat -c %s "$cmp/pahole-1.24/vmlinux.btf") bytes"
 if [ "$diff_status" = 0 ]; then
   echo "btfc diff: equivalent"
 else
@@ -241,27 +259,17 @@ t_btfc_m=0
 t_124_m=0
 for ko in "${modules[@]}"; do
   name=$(basename "$ko" .ko)
-  readelf -S -W "$ko" | grep ' \.BTF ' >/dev/null || die "$ko has no .BTF section"
+  has_btf "$ko" || die "$ko has no .BTF section"
   bpftool -B "$out/vmlinux" btf dump file "$ko" >"$cmp/$name.bpftool.txt" ||
     die "bpftool cannot dump $ko's BTF on vmlinux's"
   n=$(grep -c '^\[' "$cmp/$name.bpftool.txt")
   module_types=$((module_types + n))
   objcopy --dump-section .BTF="$cmp/$name.btf" "$ko" "$cmp/objcopy.junk" && rm -f "$cmp/objcopy.junk"
   objcopy --remove-section=.BTF "$ko" "$cmp/ko/$name.ko"
-  "$pahole" -J $flags_btfc --btf_base "$out/vmlinux" --btf_encode_detached="$cmp/$name.again.btf" "$cmp/ko/$name.ko"
-  cmp -s "$cmp/$name.again.btf" "$cmp/$name.btf" ||
-    die "$name: btfc -J $flags_btfc gives other bytes than the .BTF that the build put in $ko"
-  t=$(date +%s%N)
-  "$pahole" -J $flags_124 --btf_base "$out/vmlinux" --btf_encode_detached="$cmp/btfc/$name.btf" "$cmp/ko/$name.ko"
-  t_btfc_m=$((t_btfc_m + ($(date +%s%N) - t) / 1000000))
-  t=$(date +%s%N)
-  pahole -J $flags_124 --btf_base "$out/vmlinux" --btf_encode_detached="$cmp/pahole-1.24/$name.btf" "$cmp/ko/$name.ko"
-  t_124_m=$((t_124_m + ($(date +%s%N) - t) / 1000000))
-  status=0
-  "$build/btfc" diff --base "$cmp/vmlinux.btf" "$cmp/btfc/$name.btf" "$cmp/pahole-1.24/$name.btf" \
-    >"$cmp/diffs/$name.txt" || status=$?
-  [ "$status" -le 1 ] || die "btfc diff failed on $name (status $status)"
-  if [ "$status" = 0 ]; then
+  compare_with_pahole "$name" "$cmp/ko/$name.ko" "$cmp/$name.btf" "$out/vmlinux"
+  t_btfc_m=$((t_btfc_m + ms_btfc))
+  t_124_m=$((t_124_m + ms_124))
+  if [ "$diff_status" = 0 ]; then
     echo "$name.ko: $n split BTF types, bpftool reads them, btfc gives them again; against pahole 1.24: equivalent"
   else
     module_diffs=$((module_diffs + 1))
