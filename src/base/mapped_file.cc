@@ -44,17 +44,20 @@ MappedFile MappedFile::open(const std::string& path) {
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
+    read_ahead_.reset();
     if (data_) munmap(const_cast<uint8_t*>(data_), size_);
     if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     fd_ = std::exchange(other.fd_, -1);
+    read_ahead_ = std::move(other.read_ahead_);
   }
   return *this;
 }
 
 MappedFile::~MappedFile() {
+  read_ahead_.reset();
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
   if (fd_ >= 0) ::close(fd_);
 }
@@ -90,6 +93,10 @@ void MappedFile::copy_out(const uint8_t* at, std::span<uint8_t> out) const {
     return;
   }
   if (!out.empty()) std::memcpy(out.data(), at, out.size());
+}
+
+void MappedFile::read_ahead(std::vector<ReadAhead::Range> ranges) const {
+  if (!read_ahead_) read_ahead_ = std::make_unique<ReadAhead>(fd_, std::move(ranges));
 }
 
 void MappedFile::release(Bytes range) const {

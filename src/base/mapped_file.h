@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "base/read_ahead.h"
 #include "base/reader.h"
 
 namespace btfc {
@@ -47,6 +50,9 @@ class MappedFile {
   // they lie in the mapping (so that a small read, like a unit header,
   // does not map the pages around it), else from memory.
   void copy_out(const uint8_t* at, std::span<uint8_t> out) const;
+  // Starts reading these ranges of the file into the page cache, beside
+  // whatever reads them next (see ReadAhead); once, later calls do nothing.
+  void read_ahead(std::vector<ReadAhead::Range> ranges) const;
 
  private:
   // The offset in the file of the `n` bytes at `at`, if they lie in the
@@ -57,6 +63,7 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   int fd_ = -1;  // kept open for read()
+  mutable std::unique_ptr<ReadAhead> read_ahead_;  // reads fd_: reset before it closes
 };
 
 }  // namespace btfc

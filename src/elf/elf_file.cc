@@ -50,6 +50,25 @@ std::unique_ptr<ElfFile> ElfFile::open(const std::string& path) {
   return f;
 }
 
+void ElfFile::read_ahead(std::span<const std::string_view> names) const {
+  std::vector<char> wanted(sections_.size(), 0);
+  auto want = [&](uint64_t i) {
+    if (i < wanted.size()) wanted[i] = 1;
+  };
+  for (const Section& s : sections_)
+    if (std::find(names.begin(), names.end(), s.name) != names.end()) want(s.index);
+  for (const Section& s : sections_)
+    if ((s.type == SHT_RELA || s.type == SHT_REL) && s.info < wanted.size() && wanted[s.info]) {
+      want(s.index);
+      want(s.link);  // the symbol table
+      if (s.link < sections_.size()) want(sections_[s.link].link);  // its names
+    }
+  std::vector<ReadAhead::Range> ranges;
+  for (const Section& s : sections_)
+    if (wanted[s.index] && s.type != SHT_NOBITS) ranges.push_back({s.offset, s.size});
+  file_.read_ahead(std::move(ranges));
+}
+
 std::unique_ptr<ElfFile> ElfFile::parse(Bytes bytes, std::string name) {
   std::unique_ptr<ElfFile> f(new ElfFile);
   f->path_ = std::move(name);
