@@ -7,9 +7,10 @@
 // boot, or evicted since), each fault waits for one small read:
 // amdgpu.ko took 1.35 s cold against 0.85 s warm, where `cat` reads the
 // whole 355 MB file cold in 0.16 s, and pahole, which reads its sections
-// whole, is as fast cold as warm. A ReadAhead reads the given ranges in
-// big sequential reads beside the encode, in file order, and the encode's
-// own reads find their pages there (amdgpu.ko cold: 0.75-0.94 s). A file
+// whole, is as fast cold as warm. A ReadAhead has the kernel read the
+// given ranges (readahead(2), in file order) on a thread beside the
+// encode, whose own reads then find their pages there or on their way
+// (amdgpu.ko cold: 0.8-1.0 s). A file
 // whose ranges are in the cache already (a few probes say so, without
 // reading the disk) starts no thread: reading it once more would only
 // cost CPU.
@@ -29,10 +30,10 @@ class ReadAhead {
   };
 
   // Starts reading `ranges` of the file open as `fd` (which must stay open
-  // until this is destroyed) unless they total less than kMinBytes, look
-  // cached, or the kernel cannot tell whether they are. Errors while
-  // reading end the thread silently: the encode reads the same bytes and
-  // reports them.
+  // until this is destroyed), clipped to the file, unless they total less
+  // than kMinBytes, look cached, or the kernel cannot tell whether they
+  // are. An error while reading ends the thread silently: the encode
+  // reads the same bytes and reports it.
   ReadAhead(int fd, std::vector<Range> ranges);
   // Stops after the read in flight, and waits for it: whoever owns this
   // is done with the file.
