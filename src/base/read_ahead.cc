@@ -50,9 +50,7 @@ ReadAhead::ReadAhead(int fd, std::vector<Range> ranges) {
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) return;
   const uint64_t file_size = static_cast<uint64_t>(st.st_size);
-  for (Range& r : ranges) {
-    r.size = std::min(r.size, file_size - std::min(r.offset, file_size));
-  }
+  for (Range& r : ranges) r.size = std::min(r.size, file_size - std::min(r.offset, file_size));
   std::erase_if(ranges, [](const Range& r) { return r.size == 0; });
   uint64_t total = 0;
   for (const Range& r : ranges) total += r.size;

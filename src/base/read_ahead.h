@@ -10,10 +10,9 @@
 // whole, is as fast cold as warm. A ReadAhead has the kernel read the
 // given ranges (readahead(2), in file order) on a thread beside the
 // encode, whose own reads then find their pages there or on their way
-// (amdgpu.ko cold: 0.8-1.0 s). A file
-// whose ranges are in the cache already (a few probes say so, without
-// reading the disk) starts no thread: reading it once more would only
-// cost CPU.
+// (amdgpu.ko cold: 0.8-1.0 s). A file whose ranges are in the cache
+// already (a few probes say so, without reading the disk) starts no
+// thread.
 #pragma once
 
 #include <cstdint>
