@@ -55,8 +55,18 @@ void ElfFile::read_ahead(std::span<const std::string_view> names) const {
   auto want = [&](uint64_t i) {
     if (i < wanted.size()) wanted[i] = 1;
   };
-  for (const Section& s : sections_)
-    if (std::find(names.begin(), names.end(), s.name) != names.end()) want(s.index);
+  // Every section of the name (.debug_types may come in several), else
+  // the one find_section finds for it (.zdebug_X for .debug_X), as the
+  // readers look them up.
+  for (std::string_view name : names) {
+    bool found = false;
+    for (const Section& s : sections_)
+      if (s.name == name) {
+        want(s.index);
+        found = true;
+      }
+    if (const Section* s = found ? nullptr : find_section(name)) want(s->index);
+  }
   for (const Section& s : sections_)
     if ((s.type == SHT_RELA || s.type == SHT_REL) && s.info < wanted.size() && wanted[s.info]) {
       want(s.index);

@@ -99,8 +99,9 @@ class ElfFile {
   // Copies the bytes at `at` (section data) without mapping file pages
   // (see MappedFile::copy_out); for small reads scattered over a big file.
   void copy_out(const uint8_t* at, std::span<uint8_t> out) const { file_.copy_out(at, out); }
-  // Starts reading the sections of these names into the page cache beside
-  // the work that uses them, with the relocations aimed at them and the
+  // Starts reading the sections of these names (a .debug_X name also
+  // finds .zdebug_X, as find_section does) into the page cache beside the
+  // work that uses them, with the relocations aimed at them and the
   // symbol table those use (see ReadAhead): a file read cold then waits
   // for few of its pages. Once per file; a file parsed from memory has
   // nothing to read.
