@@ -1,9 +1,12 @@
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +86,26 @@ std::string read_file(const std::string& path) {
 
 bool tool_exists(const std::string& name) {
   return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+long uncached_pages(int fd, uint64_t offset, uint64_t size) {
+  // mincore() on a mapping of the file: it reads nothing (a probing read,
+  // even one that may not wait, starts the kernel's read-ahead).
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size == 0) return -1;
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  void* p = mmap(nullptr, file_size, PROT_READ, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return -1;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> resident((file_size + page - 1) / page);
+  long n = -1;
+  if (mincore(p, file_size, resident.data()) == 0) {
+    n = 0;
+    const uint64_t end = std::min(file_size, offset + size);
+    for (uint64_t at = offset / page * page; at < end; at += page) n += !(resident[at / page] & 1);
+  }
+  munmap(p, file_size);
+  return n;
 }
 
 }  // namespace btfc::test

@@ -1,7 +1,9 @@
 // Helpers shared by all tests: running commands, compiling C fixtures with
-// gcc or clang into a scratch folder, and finding the unpacked corpus.
+// gcc or clang into a scratch folder, finding the unpacked corpus, and
+// asking which of a file's pages the page cache holds.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,5 +39,12 @@ const std::vector<std::string>& corpus_modules();
 std::string shared_dir();
 std::string read_file(const std::string& path);
 bool tool_exists(const std::string& name);
+
+// Pages of [offset, offset + size) of the open file `fd` that are not in
+// the page cache (mincore on a mapping: nothing is read); -1 if it cannot
+// be asked. The kernel answers only to the file's owner (or root) or a
+// writer; to others every page reads as not cached: check with a page
+// just read before trusting a count.
+long uncached_pages(int fd, uint64_t offset, uint64_t size);
 
 }  // namespace btfc::test
