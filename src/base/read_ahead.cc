@@ -13,10 +13,13 @@ namespace btfc {
 namespace {
 
 // Is the page at `at` in the page cache? A one-byte read that may not
-// wait (RWF_NOWAIT) answers without touching the disk: EAGAIN when the
-// page is not there. Any other failure (a kernel or file system that does
-// not know the flag) counts as cached: then nothing is read, as before
-// this class existed.
+// wait (RWF_NOWAIT) answers without waiting for the disk: EAGAIN when the
+// page is not there (the kernel then starts reading around it, which a
+// cold file wants anyway). Any other failure (a kernel or file system
+// that does not know the flag) counts as cached: then nothing is read, as
+// before this class existed. Not mincore(): it answers only to the
+// file's owner or a writer, and a user encoding root's vmlinux is
+// neither.
 bool cached(int fd, uint64_t at) {
   char byte;
   iovec v{&byte, 1};

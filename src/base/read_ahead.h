@@ -11,7 +11,7 @@
 // given ranges (readahead(2), in file order) on a thread beside the
 // encode, whose own reads then find their pages there or on their way
 // (amdgpu.ko cold: 0.8-1.0 s). A file whose ranges are in the cache
-// already (a few probes say so, without reading the disk) starts no
+// already (a few probes say so, without waiting for the disk) starts no
 // thread.
 #pragma once
 
