@@ -57,6 +57,10 @@ class FunctionIndex {
   bool is_kfunc(uint32_t entry) const { return flags_[entry] & kKfunc; }
   uint32_t kfunc_flags(uint32_t entry) const;
 
+  // The DWARF sections it reads besides the symbol table: the location
+  // lists (loc_sections), each .debug_X standing for .zdebug_X too.
+  static constexpr std::string_view kSectionNames[] = {".debug_loclists", ".debug_loc"};
+
   // What the parameter analysis needs from the file: e_machine (register
   // conventions), address size, and the location list sections.
   struct LocSections {

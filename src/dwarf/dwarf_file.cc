@@ -138,6 +138,7 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
 
 DwarfFile::~DwarfFile() = default;
 
+// Reads what kSectionNames lists: a section added here goes there too.
 void DwarfFile::read_sections(const elf::ElfFile& elf, Sections& s) {
   s.file = elf.path();
   s.big_endian = elf.big_endian();
@@ -492,6 +493,7 @@ void DwarfFile::load_alt(const elf::ElfFile& elf, const Options& options) {
   if (!alt_elf_)
     throw Error(".gnu_debugaltlink", 0, "cannot find the alternate file '" + std::string(name) + "' (looked at " +
                                             candidates.front() + " and in " + options.debug_dir + ")");
+  alt_elf_->read_ahead(kSectionNames);
   try {
     read_sections(*alt_elf_, alt_);
   } catch (Error& e) {

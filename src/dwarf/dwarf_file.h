@@ -355,6 +355,14 @@ class DwarfFile {
     bool copy_by_unit = false;
   };
 
+  // The sections read_sections reads, each .debug_X standing for
+  // .zdebug_X too (and .debug_X.dwo in a split DWARF file): what an encode
+  // has the kernel read ahead of a file cold on the disk, and load_alt of
+  // the alternate file (elf::ElfFile::read_ahead).
+  static constexpr std::string_view kSectionNames[] = {".debug_info",     ".debug_types",       ".debug_abbrev",
+                                                       ".debug_str",      ".debug_line_str",    ".debug_str_offsets",
+                                                       ".debug_addr"};
+
   // Reads the unit headers of .debug_info and .debug_types, their
   // abbreviation tables and root DIEs, and the alternate file if
   // .gnu_debugaltlink or .debug_sup names one. Errors carry the file name.
