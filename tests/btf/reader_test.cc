@@ -165,6 +165,18 @@ TEST(BtfReader, BadNames) {
   EXPECT_EQ(error_of(v), ".BTF+0x34: type [3] STRUCT 'i t': invalid name");
 }
 
+TEST(BtfReader, InvalidNameShownShortAndOnOneLine) {
+  // The member's name made 300 bytes long with a newline in it: the message
+  // shows its first 64 bytes, the newline escaped.
+  Btf b;
+  b.add_int("int", 4, INT_SIGNED);
+  b.add_struct("foo", 4);
+  b.add_member("x\n" + std::string(298, 'a'), 1, 0);
+  const std::string message = error_of(write_raw(b));
+  EXPECT_EQ(message, ".BTF+0x34: type [2] STRUCT 'foo': member 'x\\x0a" + std::string(62, 'a') +
+                         "...' has an invalid name");
+}
+
 TEST(BtfReader, MemberPastTheStruct) {
   std::vector<uint8_t> v = good_blob();
   put32(v, 72, 65);
