@@ -25,6 +25,12 @@ void append_visible(std::string& out, std::string_view s) {
 
 }  // namespace
 
+std::string hex(uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
 void Error::update() {
   text_.clear();
   if (!file_.empty()) {

@@ -49,4 +49,7 @@ class Error : public std::exception {
   std::string text_;  // "FILE: SECTION+0xOFF: message", without "btfc: "
 };
 
+// "0x1c": how messages show offsets, lengths and codes.
+std::string hex(uint64_t value);
+
 }  // namespace btfc

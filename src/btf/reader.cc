@@ -25,12 +25,6 @@ namespace btfc::btf {
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // KSYM_NAME_LEN: the kernel's limit on the length of a name.
 constexpr size_t MAX_NAME_LEN = 512;
 

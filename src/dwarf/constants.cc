@@ -206,10 +206,4 @@ std::string form_name(uint32_t form) {
   return buf;
 }
 
-std::string hex(uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
-}
-
 }  // namespace btfc::dwarf

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"  // hex(), which messages here use too
+
 namespace btfc::dwarf {
 
 // Unit types (DWARF 5, 7.5.1).
@@ -103,7 +105,5 @@ std::string_view language_name(uint32_t code);
 std::string tag_name(uint32_t tag);
 // "DW_FORM_strx1", or "DW_FORM_unknown_0x99"; for error messages.
 std::string form_name(uint32_t form);
-// "0x1c": how offsets and odd values appear in messages.
-std::string hex(uint64_t value);
 
 }  // namespace btfc::dwarf

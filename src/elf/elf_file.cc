@@ -363,7 +363,8 @@ const std::vector<Symbol>& ElfFile::symbols() const {
       }
       if (name >= strings.size()) {
         if (name == 0) continue;
-        strings.fail_at(name, "name of symbol " + std::to_string(i) + " is outside the string table");
+        r.fail_at(i * entsize, "the name of symbol " + std::to_string(i) + " (" + hex(name) + ") lies outside " +
+                                   std::string(strings.section()) + " (" + hex(strings.size()) + " bytes)");
       }
       Reader s = strings;
       s.seek(name);

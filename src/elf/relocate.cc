@@ -165,12 +165,6 @@ Howto classify(uint16_t machine, uint32_t type) {
   return {};
 }
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 uint64_t load_width(const uint8_t* p, unsigned width, bool be) {
   switch (width) {
     case 1: return *p;

@@ -288,6 +288,20 @@ TEST(ElfCorrupt, SymbolIndexOutOfRange) {
             "t.o: .rela.debug_info+0x18: symbol index 5 is out of range (2 symbols)");
 }
 
+TEST(ElfCorrupt, SymbolNameOutsideTheStringTable) {
+  // Symbol 1's st_name is 0x1000; .strtab has 1 byte. The message points
+  // at the symbol's entry, where the bad bytes are.
+  Layout l = relocatable();
+  put32(l.bytes, l.data_offset[kSymtab - 1] + 24, 0x1000);
+  std::string message = "no error";
+  try {
+    elf::ElfFile::parse(l.bytes, "t.o")->symbols();
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message, "t.o: .symtab+0x18: the name of symbol 1 (0x1000) lies outside .strtab (0x1 bytes)");
+}
+
 TEST(ElfCorrupt, UnknownRelocationType) {
   // Type 99 is no x86-64 relocation the debug sections can hold.
   EXPECT_EQ(error_of(relocatable(rela64(0, 1, 99, 0)).bytes, ".debug_info"),
