@@ -677,7 +677,16 @@ void UnitTypes::drain() {
   draining_ = true;
   while (emitted_ < pending_.size()) {
     Pending p = pending_[emitted_];
-    emit(p);
+    try {
+      emit(p);
+    } catch (const Error& e) {
+      // The builder's refusals (a FWD or TYPEDEF without a name, from a
+      // damaged .debug_str) know no place: the DIE is where to look.
+      if (!e.section().empty() || e.offset() || !p.die.unit) throw;
+      std::string what = e.message();
+      if (what.starts_with("BTF builder: ")) what.erase(0, 13);
+      fail(p.die, tag_name(p.die.tag) + " cannot be encoded: " + what);
+    }
     ++emitted_;
     if (out_.type_count() != emitted_)
       throw Error("internal: unit type table out of step at id " + std::to_string(emitted_));

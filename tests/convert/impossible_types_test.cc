@@ -18,7 +18,8 @@ namespace {
 
 // Abbreviations: 1 compile unit (name, language), 2 struct (name, size),
 // 3 member (name, type, location), 4 pointer (size, type), 5 subroutine
-// type, 6 formal parameter (type), 7 anonymous union (size).
+// type, 6 formal parameter (type), 7 anonymous union (size), 8 struct
+// declaration (name), 9 typedef (name, type).
 ByteWriter abbrevs() {
   ByteWriter a;
   a.uleb(1).uleb(0x11).u8(1).uleb(0x03).uleb(0x08).uleb(0x13).uleb(0x0b).u8(0).u8(0);
@@ -28,6 +29,8 @@ ByteWriter abbrevs() {
   a.uleb(5).uleb(0x15).u8(1).u8(0).u8(0);                            // subroutine type (returns void)
   a.uleb(6).uleb(0x05).u8(0).uleb(0x49).uleb(0x13).u8(0).u8(0);      // formal parameter (type)
   a.uleb(7).uleb(0x17).u8(1).uleb(0x0b).uleb(0x0b).u8(0).u8(0);      // anonymous union (size)
+  a.uleb(8).uleb(0x13).u8(0).uleb(0x03).uleb(0x08).uleb(0x3c).uleb(0x19).u8(0).u8(0);  // struct declaration
+  a.uleb(9).uleb(0x16).u8(0).uleb(0x03).uleb(0x08).uleb(0x49).uleb(0x13).u8(0).u8(0);  // typedef (name, type)
   a.u8(0);
   return a;
 }
@@ -93,6 +96,36 @@ std::string union_holding_itself_twice() {
   d.uleb(3).str("b").u32(0x1e).u8(0);          // 0x29: member b, the same
   d.u8(0).u8(0);                               // end of the union, of the unit
   return object("union_holding_itself_twice.o", d);
+}
+
+// A struct declaration, then a typedef, whose name is empty (as a damaged
+// .debug_str makes them): BTF has no FWD or TYPEDEF without a name, and
+// the message points at the DIE.
+std::string nameless_declaration() {
+  ByteWriter d;
+  d.uleb(1).str("t.c").u8(0x0c);               // 0x0b
+  d.uleb(8).str("");                           // 0x11: struct <no name>;
+  d.u8(0);
+  return object("nameless_declaration.o", d);
+}
+
+std::string nameless_typedef() {
+  ByteWriter d;
+  d.uleb(1).str("t.c").u8(0x0c);               // 0x0b
+  d.uleb(9).str("").u32(0x17);                 // 0x11: typedef struct s <no name>;
+  d.uleb(8).str("s");                          // 0x17: struct s;
+  d.u8(0);
+  return object("nameless_typedef.o", d);
+}
+
+TEST(ImpossibleTypes, NamelessDeclarationAndTypedefAreReportedAtTheirDie) {
+  const std::string fwd = nameless_declaration(), typedef_ = nameless_typedef();
+  RunResult r = run_btfc("encode --btf_encode_detached=/dev/null " + fwd);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "btfc: " + fwd + ": .debug_info+0x11: DW_TAG_structure_type cannot be encoded: FWD needs a name\n");
+  r = run_btfc("encode --btf_encode_detached=/dev/null " + typedef_);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "btfc: " + typedef_ + ": .debug_info+0x11: DW_TAG_typedef cannot be encoded: TYPEDEF needs a name\n");
 }
 
 TEST(ImpossibleTypes, EncodingRefusesThemAndLeavesTheFile) {
