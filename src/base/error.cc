@@ -39,11 +39,7 @@ void Error::update() {
   }
   if (!section_.empty() || offset_) {
     append_visible(text_, section_.empty() ? std::string_view("offset") : std::string_view(section_));
-    if (offset_) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(*offset_));
-      text_ += buf;
-    }
+    if (offset_) text_ += "+" + hex(*offset_);
     text_ += ": ";
   }
   append_visible(text_, message_);

@@ -92,8 +92,8 @@ FunctionIndex::FunctionIndex(const elf::ElfFile& elf, Options options) {
   if (options.kfuncs) read_kfuncs(elf);
   machine_ = elf.machine();
   address_size_ = elf.address_size();
-  if (const elf::Section* sec = elf.find_section(kSectionNames[0])) loc_.loclists = elf.section_data(*sec);
-  if (const elf::Section* sec = elf.find_section(kSectionNames[1])) loc_.loc = elf.section_data(*sec);
+  if (const elf::Section* sec = elf.find_section(kLocLists)) loc_.loclists = elf.section_data(*sec);
+  if (const elf::Section* sec = elf.find_section(kLoc)) loc_.loc = elf.section_data(*sec);
 }
 
 uint32_t FunctionIndex::find(std::string_view name) const {

@@ -59,7 +59,8 @@ class FunctionIndex {
 
   // The DWARF sections it reads besides the symbol table: the location
   // lists (loc_sections), each .debug_X standing for .zdebug_X too.
-  static constexpr std::string_view kSectionNames[] = {".debug_loclists", ".debug_loc"};
+  static constexpr std::string_view kLocLists = ".debug_loclists", kLoc = ".debug_loc";
+  static constexpr std::string_view kSectionNames[] = {kLocLists, kLoc};
 
   // What the parameter analysis needs from the file: e_machine (register
   // conventions), address size, and the location list sections.

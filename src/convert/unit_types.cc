@@ -683,9 +683,10 @@ void UnitTypes::drain() {
       // The builder's refusals (a FWD or TYPEDEF without a name, from a
       // damaged .debug_str) know no place: the DIE is where to look.
       if (!e.section().empty() || e.offset() || !p.die.unit) throw;
-      std::string what = e.message();
-      if (what.starts_with("BTF builder: ")) what.erase(0, 13);
-      fail(p.die, tag_name(p.die.tag) + " cannot be encoded: " + what);
+      constexpr std::string_view kBuilder = "BTF builder: ";
+      std::string_view what = e.message();
+      if (what.starts_with(kBuilder)) what.remove_prefix(kBuilder.size());
+      fail(p.die, tag_name(p.die.tag) + " cannot be encoded: " + std::string(what));
     }
     ++emitted_;
     if (out_.type_count() != emitted_)

@@ -146,8 +146,6 @@ TEST(ParallelFor, NestedLoopsDoNotStartOuterItemsInsideInnerOnes) {
   set_jobs(0);
 }
 
-// Ranges of [begin, end): each index in exactly one, each range `chunk`
-// long but the last, which ends at `end`; an empty interval calls nothing.
 long resident_kb() {
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);)
@@ -171,6 +169,8 @@ TEST(ParallelFor, LoopAfterLoopKeepsItsMemory) {
   set_jobs(0);
 }
 
+// Ranges of [begin, end): each index in exactly one, each range `chunk`
+// long but the last, which ends at `end`; an empty interval calls nothing.
 TEST(ParallelForRanges, CoversTheIntervalInChunks) {
   set_jobs(2);
   std::vector<std::atomic<int>> seen(1000);

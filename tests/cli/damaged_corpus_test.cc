@@ -30,7 +30,7 @@ struct Region {
 };
 
 // Where damage goes: the sections an encode reads, the headers, the file.
-std::vector<Region> regions_of(const std::string& path, uint64_t file_size) {
+std::vector<Region> regions_of(const std::string& path, const std::string& bytes) {
   std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
   std::vector<Region> out;
   for (const elf::Section& s : elf->sections()) {
@@ -40,12 +40,11 @@ std::vector<Region> regions_of(const std::string& path, uint64_t file_size) {
         n == ".strtab" || n == ".BTF")
       if (s.size > 0) out.push_back({std::string(n), s.offset, s.size});
   }
-  const std::string bytes = read_file(path);
-  uint64_t shoff = 0;
+  uint64_t shoff = 0;  // e_shoff of ELF64 little-endian, as every corpus module is
   std::memcpy(&shoff, bytes.data() + 0x28, 8);
   out.push_back({"ELF header", 0, 64});
-  out.push_back({"section headers", shoff, file_size - shoff});
-  out.push_back({"file", 0, file_size});
+  out.push_back({"section headers", shoff, bytes.size() - shoff});
+  out.push_back({"file", 0, bytes.size()});
   return out;
 }
 
@@ -59,7 +58,7 @@ void sweep(const std::string& module, int trials, uint32_t seed) {
   const std::string path = dir + "/mods/" + module;
   const std::string good = read_file(path);
   ASSERT_GT(good.size(), 64u);
-  const std::vector<Region> regions = regions_of(path, good.size());
+  const std::vector<Region> regions = regions_of(path, good);
   ASSERT_GE(regions.size(), 8u) << "the module lacks the sections to damage";
   const std::string base = shared_dir() + "/reference/pahole-1.31/vmlinux.legacy-flags.btf";
   const std::string base_flag = std::filesystem::exists(base) ? " --btf_base=" + base : "";
