@@ -105,6 +105,11 @@ class Validator {
   [[noreturn]] void fail(TypeId id, uint32_t word, const std::string& what) const {
     throw Error(std::string(section_), offset_of(id, word), describe(id) + ": " + what);
   }
+  // The name at `off` (valid, not empty) is not an identifier.
+  [[noreturn]] void fail_name(TypeId id, uint32_t word, uint32_t off, const std::string& what) const {
+    throw InvalidName(Error(std::string(section_), offset_of(id, word), describe(id) + ": " + what),
+                      std::string(btf_.str(off)));
+  }
 
   // Message prefixes are built only when a check fails: `what` is a string
   // or a callable returning one (checks run for every member of vmlinux).
@@ -160,10 +165,11 @@ class Validator {
       if (rec[0]) fail(id, 0, "must have no name");
     };
     auto need_identifier = [&] {
-      if (!rec[0] || !identifier_at(rec[0])) fail(id, 0, rec[0] ? "invalid name" : "needs a name");
+      if (!rec[0]) fail(id, 0, "needs a name");
+      if (!identifier_at(rec[0])) fail_name(id, 0, rec[0], "invalid name");
     };
     auto optional_identifier = [&] {
-      if (rec[0] && !identifier_at(rec[0])) fail(id, 0, "invalid name");
+      if (rec[0] && !identifier_at(rec[0])) fail_name(id, 0, rec[0], "invalid name");
     };
 
     switch (kind) {
@@ -205,7 +211,7 @@ class Validator {
           uint32_t w = 3 + 3 * i;
           check_name_off(id, w, rec[w], [&] { return "member " + std::to_string(i) + " "; });
           auto what = [&] { return "member '" + name_text(rec[w]) + "' "; };
-          if (rec[w] && !identifier_at(rec[w])) fail(id, w, what() + "has an invalid name");
+          if (rec[w] && !identifier_at(rec[w])) fail_name(id, w, rec[w], what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           if (rec[w + 1] == 0) fail(id, w + 1, what() + "has type void");
           uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
@@ -227,8 +233,11 @@ class Validator {
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + stride * i;
           check_name_off(id, w, rec[w], [&] { return "value " + std::to_string(i) + " "; });
-          if (!rec[w] || !identifier_at(rec[w]))
-            fail(id, w, "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'");
+          if (!rec[w] || !identifier_at(rec[w])) {
+            std::string what = "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'";
+            if (!rec[w]) fail(id, w, what);
+            fail_name(id, w, rec[w], what);
+          }
         }
         break;
       }
@@ -250,7 +259,7 @@ class Validator {
           uint32_t w = 3 + 2 * i;
           check_name_off(id, w, rec[w], [&] { return "param " + std::to_string(i) + " "; });
           auto what = [&] { return "param " + std::to_string(i) + " '" + name_text(rec[w]) + "' "; };
-          if (rec[w] && !identifier_at(rec[w])) fail(id, w, what() + "has an invalid name");
+          if (rec[w] && !identifier_at(rec[w])) fail_name(id, w, rec[w], what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           // Only a last, unnamed param may be void: the "..." of varargs.
           if (rec[w + 1] == 0 && (i + 1 != vlen || rec[w])) fail(id, w + 1, what() + "has type void");

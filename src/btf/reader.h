@@ -18,7 +18,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "base/error.h"
 #include "base/mapped_file.h"
 #include "base/reader.h"
 #include "btf/btf.h"
@@ -80,6 +82,18 @@ void read_raw(Btf& out, Bytes bytes, const BesideChecks& beside);
 // is read from the image StringTable::save_index() made of them. Throws
 // btfc::Error if the image does not fit.
 void read_raw_checked_before(Btf& out, Bytes bytes, FlatReader& saved_strings, const BesideChecks& beside);
+
+// What the checks throw for a name that is not a C identifier where BTF
+// wants one (a C++ template's name, a damaged string): the Error, and the
+// name, by which the encoder finds the DIE it came from.
+class InvalidName : public Error {
+ public:
+  InvalidName(Error error, std::string name) : Error(std::move(error)), name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+};
 
 // The semantic checks read_raw runs, for tables built in memory too.
 // `types_offset`: where word 0 of the records sits in the section, for

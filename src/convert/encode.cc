@@ -27,6 +27,7 @@
 #include "btf/writer.h"
 #include "convert/elf_output.h"
 #include "convert/unit_types.h"
+#include "dwarf/constants.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 #include "elf/write_section.h"
@@ -413,13 +414,76 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
 // Not validate_for_kernel's extra rules: pahole 1.31 itself writes
 // overlapping DATASEC variables with global_var (vmlinux's .rodata), and
 // btfc writes what pahole writes. Thrown as a problem of the input file.
-void check_output(const btf::Btf& out) {
+//
+// A name that is not a C identifier (a C++ template's, a damaged string)
+// is reported at the DIE that bears it (see at_named_die), with the unit's
+// language when that is not C.
+std::optional<Error> at_named_die(const EncodeOptions& o, const elf::ElfFile& elf, const std::string& name);
+
+void check_output(const btf::Btf& out, const EncodeOptions& o, const elf::ElfFile& elf) {
   PhaseTimer t("check");
   try {
     btf::validate(out);
+  } catch (const btf::InvalidName& e) {
+    if (std::optional<Error> at_die = at_named_die(o, elf, e.name())) throw *at_die;
+    throw Error(std::string("its DWARF gives invalid BTF: ") + e.what());
   } catch (const Error& e) {
     throw Error(std::string("its DWARF gives invalid BTF: ") + e.what());
   }
+}
+
+// The DIEs whose names BTF keeps and requires to be C identifiers (not
+// base types: INT names have spaces).
+bool identifier_named(uint32_t tag) {
+  switch (tag) {
+    case dwarf::DW_TAG_structure_type: case dwarf::DW_TAG_class_type: case dwarf::DW_TAG_union_type:
+    case dwarf::DW_TAG_enumeration_type: case dwarf::DW_TAG_typedef: case dwarf::DW_TAG_member:
+    case dwarf::DW_TAG_enumerator: case dwarf::DW_TAG_subprogram: case dwarf::DW_TAG_formal_parameter:
+    case dwarf::DW_TAG_variable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Where a name the checks refused comes from: the first DIE, in unit
+// order, of a unit encoded and a kind identifier_named(), that bears it.
+// Looked for only once the encode has failed, by reading the DWARF again:
+// checking names while converting would read every name (vmlinux: 8.4M).
+// nullopt if there is none or the DWARF cannot be read again.
+std::optional<Error> at_named_die(const EncodeOptions& o, const elf::ElfFile& elf, const std::string& name) {
+  try {
+    dwarf::DwarfFile dw(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt});
+    const std::vector<dwarf::Unit>& units = dw.units();
+    std::vector<std::optional<dwarf::Die>> first(units.size());
+    parallel_for(units.size(), [&](size_t i) {
+      if (skip_unit(units[i], o)) return;
+      dwarf::DieCursor cursor(units[i]);
+      dwarf::Die die;
+      while (cursor.next(die)) {
+        if (identifier_named(die.tag) && dw.attrs(die).name == name) {
+          first[i] = die;
+          return;
+        }
+      }
+    });
+    for (const std::optional<dwarf::Die>& die : first) {
+      if (!die) continue;
+      constexpr size_t kShown = 64;  // a damaged string may run on for megabytes
+      std::string shown = name.size() <= kShown ? name : name.substr(0, kShown) + "...";
+      std::string what = dwarf::tag_name(die->tag) + " '" + shown + "' cannot be encoded: BTF names are C identifiers";
+      const uint16_t lang = die->unit->language;
+      const std::string_view lang_name = dwarf::language_name(lang);
+      const bool c = lang == dwarf::DW_LANG_C89 || lang == dwarf::DW_LANG_C || lang == dwarf::DW_LANG_C99 ||
+                     lang == dwarf::DW_LANG_C11;
+      if (!c && lang_name != "UNKNOWN")
+        what += " (a " + std::string(lang_name) + " unit: --lang_exclude=" + std::string(lang_name) +
+                " leaves such units out)";
+      return Error(std::string(die->unit->section_name()), die->section_offset(), what);
+    }
+  } catch (const Error&) {
+  }
+  return std::nullopt;
 }
 
 btf::Btf build_attempts(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
@@ -457,7 +521,7 @@ std::vector<std::string_view> sections_read() {
 btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
   elf.read_ahead(sections_read());
   btf::Btf out = build_attempts(o, elf, base_input, stats);
-  check_output(out);
+  check_output(out, o, elf);
   return out;
 }
 

@@ -395,6 +395,32 @@ TEST(Encode, UnsupportedTypesFailLikePahole) {
   EXPECT_NE(r.err.find("Unsupported DW_TAG_atomic_type(0x47)"), std::string::npos) << r.err;
 }
 
+// C++ names a class template's instances "Box<int>": not a C identifier,
+// which BTF names must be (the kernel refuses others; pahole 1.31 writes
+// them). btfc refuses the file at the DIE, names the unit's language and
+// the flag that leaves such units out, and encodes the rest with it.
+TEST(Encode, CxxTemplateNameIsReportedAtItsDie) {
+  const std::string src = "template <typename T> struct Box { T v; };\nBox<int> b;\nint plain;\n";
+  std::string obj = test::compile_c("template", src, "g++ -x c++ -std=c++17 -g -gdwarf-5 -c");
+  test::RunResult r = test::run_btfc("encode --btf_encode_detached=/dev/null " + obj);
+  EXPECT_EQ(r.status, 1);
+  const std::string at = "btfc: " + obj + ": .debug_info+0x";
+  ASSERT_EQ(r.err.rfind(at, 0), 0u) << r.err;
+  // The offset is that of the DIE named Box<int>, as llvm-dwarfdump shows it.
+  const std::string offset = r.err.substr(at.size(), r.err.find(':', at.size()) - at.size());
+  test::RunResult die = test::run("llvm-dwarfdump --debug-info=0x" + offset + " " + obj);
+  EXPECT_NE(die.out.find("DW_TAG_structure_type"), std::string::npos) << die.out;
+  EXPECT_NE(die.out.find("(\"Box<int>\")"), std::string::npos) << die.out;
+  EXPECT_EQ(r.err.substr(r.err.find(':', at.size())),
+            ": DW_TAG_structure_type 'Box<int>' cannot be encoded: BTF names are C identifiers (a c++14 unit: "
+            "--lang_exclude=c++14 leaves such units out)\n");
+  std::string out = obj + ".btf";
+  std::filesystem::remove(out);
+  r = test::run_btfc("encode --lang_exclude=c++14 --btf_encode_detached=" + out + " " + obj);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "its one unit left out: nothing to encode";
+}
+
 TEST(Encode, TypedefCycleIsReportedAsSuchOnABase) {
   // A module whose typedef names itself (its DW_AT_type edited to point
   // at its own DIE): dedup finds the cycle. A module is read unit by unit

@@ -128,6 +128,45 @@ TEST(ImpossibleTypes, NamelessDeclarationAndTypedefAreReportedAtTheirDie) {
   EXPECT_EQ(r.err, "btfc: " + typedef_ + ": .debug_info+0x11: DW_TAG_typedef cannot be encoded: TYPEDEF needs a name\n");
 }
 
+// struct s { struct s *a\x01b; }: a member name a damaged .debug_str made
+// invalid. The BTF checks find it in the encoded table; the message points
+// at the member's DIE, not into BTF that is never written.
+std::string member_with_invalid_name() {
+  ByteWriter d;
+  d.uleb(1).str("t.c").u8(0x0c);               // 0x0b: compile unit, C99
+  d.uleb(2).str("s").u8(8);                    // 0x11: struct s, 8 bytes
+  d.uleb(3).str("a\x01" "b").u32(0x20).u8(0);  // 0x15: member a\x01b, type 0x20
+  d.u8(0);                                     // 0x1f: end of s
+  d.uleb(4).u8(8).u32(0x11);                   // 0x20: pointer to s
+  d.u8(0);
+  return object("member_with_invalid_name.o", d);
+}
+
+// The same name on a struct of a C++ unit (DW_LANG_C_plus_plus_14).
+std::string cxx_struct_with_invalid_name() {
+  ByteWriter d;
+  d.uleb(1).str("t.cc").u8(0x21);              // 0x0b: compile unit, C++14
+  d.uleb(2).str("Box<int>").u8(8);             // 0x12: struct Box<int>, 8 bytes
+  d.uleb(3).str("v").u32(0x26).u8(0);          // 0x1d: member v, type 0x26
+  d.u8(0);                                     // 0x25: end of the struct
+  d.uleb(4).u8(8).u32(0x12);                   // 0x26: pointer to the struct
+  d.u8(0);
+  return object("cxx_struct_with_invalid_name.o", d);
+}
+
+TEST(ImpossibleTypes, InvalidNamesAreReportedAtTheirDie) {
+  const std::string member = member_with_invalid_name(), cxx = cxx_struct_with_invalid_name();
+  RunResult r = run_btfc("encode --btf_encode_detached=/dev/null " + member);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "btfc: " + member +
+                       ": .debug_info+0x15: DW_TAG_member 'a\\x01b' cannot be encoded: BTF names are C identifiers\n");
+  r = run_btfc("encode --btf_encode_detached=/dev/null " + cxx);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "btfc: " + cxx +
+                       ": .debug_info+0x12: DW_TAG_structure_type 'Box<int>' cannot be encoded: BTF names are C "
+                       "identifiers (a c++14 unit: --lang_exclude=c++14 leaves such units out)\n");
+}
+
 TEST(ImpossibleTypes, EncodingRefusesThemAndLeavesTheFile) {
   for (const std::string& obj :
        {struct_holding_itself(), pointer_loop(), prototype_taking_itself(), union_holding_itself_twice()}) {
