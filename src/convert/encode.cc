@@ -447,7 +447,8 @@ bool identifier_named(uint32_t tag) {
 }
 
 // Where a name the checks refused comes from: the first DIE, in unit
-// order, of a unit encoded and a kind identifier_named(), that bears it.
+// order, of a kind identifier_named() and a language not left out, that
+// bears it.
 // Looked for only once the encode has failed, by reading the DWARF again:
 // checking names while converting would read every name (vmlinux: 8.4M).
 // nullopt if there is none or the DWARF cannot be read again.
@@ -457,7 +458,8 @@ std::optional<Error> at_named_die(const EncodeOptions& o, const elf::ElfFile& el
     const std::vector<dwarf::Unit>& units = dw.units();
     std::vector<std::optional<dwarf::Die>> first(units.size());
     parallel_for(units.size(), [&](size_t i) {
-      if (skip_unit(units[i], o)) return;
+      // Partial units too: their types are encoded where others refer to them.
+      if (units[i].root_tag == 0 || language_excluded(o, units[i].language)) return;
       dwarf::DieCursor cursor(units[i]);
       dwarf::Die die;
       while (cursor.next(die)) {
