@@ -389,49 +389,6 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
   return out;
 }
 
-// Reading a module unit by unit is only an optimisation: when its
-// relocations turn out not to allow it, or anything fails before every
-// relocation was found applied, the file is encoded again with
-// .debug_info relocated whole, the way that reports a bad file's first
-// error. A failure after that (a cycle of typedefs in dedup, say) is the
-// file's own, and is reported as it is (encoding again would also find
-// a single module's base index spent by its one dedup).
-//
-// Names by offset are an optimisation too. A group's dedup folds equal
-// names by text, and most names lie in .debug_str, at an offset that
-// already tells their text where the linker merged the section (the
-// corpus vmlinux: 7.8M of the groups' 8.4M names, 167k strings, no text
-// twice): there, dedup leaves them as they are and folds only the units'
-// own strings (DedupOptions::own_name_words), and btf::append checks
-// that no group named a text two ways (btf::SharedNames). One that did is
-// encoded again with names by text. A relocatable file's .debug_str holds
-// each object's strings apart (ext4.ko: 137k of its 151k strings are
-// repeats), so it goes by text from the start.
-// The encoded table passes the reader's checks (those read_raw applies to
-// every BTF file) before anything is written: DWARF the compiler never
-// emits (a struct holding itself by value, a loop of pointers) would
-// otherwise give BTF that fails only when a kernel or libbpf loads it.
-// Not validate_for_kernel's extra rules: pahole 1.31 itself writes
-// overlapping DATASEC variables with global_var (vmlinux's .rodata), and
-// btfc writes what pahole writes. Thrown as a problem of the input file.
-//
-// A name that is not a C identifier (a C++ template's, a damaged string)
-// is reported at the DIE that bears it (see at_named_die), with the unit's
-// language when that is not C.
-std::optional<Error> at_named_die(const EncodeOptions& o, const elf::ElfFile& elf, const std::string& name);
-
-void check_output(const btf::Btf& out, const EncodeOptions& o, const elf::ElfFile& elf) {
-  PhaseTimer t("check");
-  try {
-    btf::validate(out);
-  } catch (const btf::InvalidName& e) {
-    if (std::optional<Error> at_die = at_named_die(o, elf, e.name())) throw *at_die;
-    throw Error(std::string("its DWARF gives invalid BTF: ") + e.what());
-  } catch (const Error& e) {
-    throw Error(std::string("its DWARF gives invalid BTF: ") + e.what());
-  }
-}
-
 // The DIEs whose names BTF keeps and requires to be C identifiers (not
 // base types: INT names have spaces).
 bool identifier_named(uint32_t tag) {
@@ -448,8 +405,7 @@ bool identifier_named(uint32_t tag) {
 
 // Where a name the checks refused comes from: the first DIE, in unit
 // order, of a kind identifier_named() and a language not left out, that
-// bears it.
-// Looked for only once the encode has failed, by reading the DWARF again:
+// bears it. Looked for only once the encode has failed, by reading the DWARF again:
 // checking names while converting would read every name (vmlinux: 8.4M).
 // nullopt if there is none or the DWARF cannot be read again.
 std::optional<Error> at_named_die(const EncodeOptions& o, const elf::ElfFile& elf, const std::string& name) {
@@ -488,6 +444,47 @@ std::optional<Error> at_named_die(const EncodeOptions& o, const elf::ElfFile& el
   return std::nullopt;
 }
 
+// The encoded table passes the reader's checks (those read_raw applies to
+// every BTF file) before anything is written: DWARF the compiler never
+// emits (a struct holding itself by value, a loop of pointers) would
+// otherwise give BTF that fails only when a kernel or libbpf loads it.
+// Not validate_for_kernel's extra rules: pahole 1.31 itself writes
+// overlapping DATASEC variables with global_var (vmlinux's .rodata), and
+// btfc writes what pahole writes. Thrown as a problem of the input file.
+//
+// A name that is not a C identifier (a C++ template's, a damaged string)
+// is reported at the DIE that bears it (see at_named_die), with the unit's
+// language when that is not C.
+void check_output(const btf::Btf& out, const EncodeOptions& o, const elf::ElfFile& elf) {
+  PhaseTimer t("check");
+  try {
+    btf::validate(out);
+  } catch (const btf::InvalidName& e) {
+    if (std::optional<Error> at_die = at_named_die(o, elf, e.name())) throw *at_die;
+    throw Error(std::string("its DWARF gives invalid BTF: ") + e.what());
+  } catch (const Error& e) {
+    throw Error(std::string("its DWARF gives invalid BTF: ") + e.what());
+  }
+}
+
+// Reading a module unit by unit is only an optimisation: when its
+// relocations turn out not to allow it, or anything fails before every
+// relocation was found applied, the file is encoded again with
+// .debug_info relocated whole, the way that reports a bad file's first
+// error. A failure after that (a cycle of typedefs in dedup, say) is the
+// file's own, and is reported as it is (encoding again would also find
+// a single module's base index spent by its one dedup).
+//
+// Names by offset are an optimisation too. A group's dedup folds equal
+// names by text, and most names lie in .debug_str, at an offset that
+// already tells their text where the linker merged the section (the
+// corpus vmlinux: 7.8M of the groups' 8.4M names, 167k strings, no text
+// twice): there, dedup leaves them as they are and folds only the units'
+// own strings (DedupOptions::own_name_words), and btf::append checks
+// that no group named a text two ways (btf::SharedNames). One that did is
+// encoded again with names by text. A relocatable file's .debug_str holds
+// each object's strings apart (ext4.ko: 137k of its 151k strings are
+// repeats), so it goes by text from the start.
 btf::Btf build_attempts(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
   const EncodeStats before = stats;
   const bool linked = elf.type() != elf::ET_REL;
