@@ -31,6 +31,11 @@ std::string hex(uint64_t value) {
   return buf;
 }
 
+std::string shown_name(std::string_view name) {
+  constexpr size_t kShown = 64;
+  return name.size() <= kShown ? std::string(name) : std::string(name.substr(0, kShown)) + "...";
+}
+
 void Error::update() {
   text_.clear();
   if (!file_.empty()) {

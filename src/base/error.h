@@ -12,6 +12,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace btfc {
@@ -51,5 +52,9 @@ class Error : public std::exception {
 
 // "0x1c": how messages show offsets, lengths and codes.
 std::string hex(uint64_t value);
+
+// A name from the input as messages show it: a string of a damaged file
+// may run on for megabytes, so only its first 64 bytes, then "...".
+std::string shown_name(std::string_view name);
 
 }  // namespace btfc

@@ -92,14 +92,11 @@ class Validator {
     std::string s = "type [" + std::to_string(id) + "] " + std::string(kind_name(info_kind(rec[1])));
     return s + " '" + name_text(rec[0]) + "'";
   }
-  // A name as a message shows it: a string of a damaged file may run on
-  // for megabytes, so only its first 64 bytes.
+  // A name as a message shows it (shown_name).
   std::string name_text(uint32_t off) const {
     if (off == 0) return "(anon)";
     if (!btf_.valid_str_off(off)) return "(invalid)";
-    constexpr size_t kShown = 64;
-    std::string_view name = btf_.str(off);
-    return name.size() <= kShown ? std::string(name) : std::string(name.substr(0, kShown)) + "...";
+    return shown_name(btf_.str(off));
   }
 
   [[noreturn]] void fail(TypeId id, uint32_t word, const std::string& what) const {

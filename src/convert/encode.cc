@@ -427,9 +427,8 @@ std::optional<Error> at_named_die(const EncodeOptions& o, const elf::ElfFile& el
     });
     for (const std::optional<dwarf::Die>& die : first) {
       if (!die) continue;
-      constexpr size_t kShown = 64;  // a damaged string may run on for megabytes
-      std::string shown = name.size() <= kShown ? name : name.substr(0, kShown) + "...";
-      std::string what = dwarf::tag_name(die->tag) + " '" + shown + "' cannot be encoded: BTF names are C identifiers";
+      std::string what =
+          dwarf::tag_name(die->tag) + " '" + shown_name(name) + "' cannot be encoded: BTF names are C identifiers";
       const uint16_t lang = die->unit->language;
       const std::string_view lang_name = dwarf::language_name(lang);
       const bool c = lang == dwarf::DW_LANG_C89 || lang == dwarf::DW_LANG_C || lang == dwarf::DW_LANG_C99 ||
