@@ -102,8 +102,10 @@ class Validator {
   [[noreturn]] void fail(TypeId id, uint32_t word, const std::string& what) const {
     throw Error(std::string(section_), offset_of(id, word), describe(id) + ": " + what);
   }
-  // The name at `off` (valid, not empty) is not an identifier.
+  // The name at `off` (a valid offset) is not an identifier: InvalidName,
+  // or an ordinary failure for no name at all (off 0).
   [[noreturn]] void fail_name(TypeId id, uint32_t word, uint32_t off, const std::string& what) const {
+    if (off == 0) fail(id, word, what);
     throw InvalidName(Error(std::string(section_), offset_of(id, word), describe(id) + ": " + what),
                       std::string(btf_.str(off)));
   }
@@ -230,11 +232,8 @@ class Validator {
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + stride * i;
           check_name_off(id, w, rec[w], [&] { return "value " + std::to_string(i) + " "; });
-          if (!rec[w] || !identifier_at(rec[w])) {
-            std::string what = "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'";
-            if (!rec[w]) fail(id, w, what);
-            fail_name(id, w, rec[w], what);
-          }
+          if (!rec[w] || !identifier_at(rec[w]))
+            fail_name(id, w, rec[w], "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'");
         }
         break;
       }
