@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "base/error.h"
+#include "base/trace.h"
 
 namespace btfc {
 
@@ -13,11 +14,13 @@ namespace {
 struct Job {
   const std::function<void()>* fn;
   std::exception_ptr error;
+  uint32_t traced_item;  // the caller's, for BTFC_TRACE
 };
 
 void* trampoline(void* arg) {
   Job* job = static_cast<Job*>(arg);
   try {
+    trace::Inside inside(job->traced_item);
     (*job->fn)();
   } catch (...) {
     job->error = std::current_exception();
@@ -27,7 +30,7 @@ void* trampoline(void* arg) {
 }  // namespace
 
 void run_with_stack(size_t bytes, const std::function<void()>& fn) {
-  Job job{&fn, nullptr};
+  Job job{&fn, nullptr, trace::current_item()};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, std::max<size_t>(bytes, size_t{8} << 20));

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/trace.h"
+
 namespace btfc {
 
 namespace {
@@ -56,10 +58,14 @@ tbb::task_arena& arena_of(unsigned threads) {
 // Runs body(i) for every i; `loop` decides how the items are spread over
 // the threads. Keeps the error of the lowest failing index.
 template <typename Loop>
-void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
+void run_items(size_t n, bool in_order, const std::function<void(size_t)>& body, Loop&& loop) {
   if (n == 0) return;
   FirstError errors;
-  auto run = [&](size_t i) { errors.run(i, [&] { body(i); }); };
+  trace::Loop traced(n, in_order);
+  auto run = [&](size_t i) {
+    trace::Item item(traced, i);
+    errors.run(i, [&] { body(i); });
+  };
   unsigned threads = jobs();
   auto run_item = [&](size_t i) {
     ++t_item_depth;
@@ -90,7 +96,7 @@ void run_items(size_t n, const std::function<void(size_t)>& body, Loop&& loop) {
 }  // namespace
 
 void parallel_for(size_t n, const std::function<void(size_t)>& body) {
-  run_items(n, body, [n](unsigned, auto& run) {
+  run_items(n, false, body, [n](unsigned, auto& run) {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t i = r.begin(); i != r.end(); i++) run(i);
     });
@@ -98,7 +104,7 @@ void parallel_for(size_t n, const std::function<void(size_t)>& body) {
 }
 
 void parallel_for_in_order(size_t n, const std::function<void(size_t)>& body) {
-  run_items(n, body, [n](unsigned threads, auto& run) {
+  run_items(n, true, body, [n](unsigned threads, auto& run) {
     // One task per thread, each taking the next item until none is left
     // (a task that starts late finds the items already taken).
     std::atomic<size_t> next{0};
@@ -111,8 +117,15 @@ void parallel_for_in_order(size_t n, const std::function<void(size_t)>& body) {
 void run_beside(const std::function<void()>& main, size_t n, const std::function<void(size_t)>& item) {
   // main() is number 0, item(i) number i + 1.
   FirstError errors;
-  auto run_main = [&] { errors.run(0, main); };
-  auto run_item = [&](size_t i) { errors.run(i + 1, [&] { item(i); }); };
+  trace::Loop traced(n + 1, false);
+  auto run_main = [&] {
+    trace::Item traced_main(traced, 0);
+    errors.run(0, main);
+  };
+  auto run_item = [&](size_t i) {
+    trace::Item traced_item(traced, i + 1);
+    errors.run(i + 1, [&] { item(i); });
+  };
   if (jobs() <= 1) {
     run_main();
     for (size_t i = 0; i < n; i++) run_item(i);

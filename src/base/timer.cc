@@ -6,6 +6,8 @@
 #include <mutex>
 #include <vector>
 
+#include "base/trace.h"
+
 namespace btfc {
 
 namespace {
@@ -23,8 +25,10 @@ PhaseTimer::PhaseTimer(std::string name)
     : name_(std::move(name)), start_(std::chrono::steady_clock::now()), start_cpu_(process_cpu_seconds()) {}
 
 PhaseTimer::~PhaseTimer() {
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const auto end = std::chrono::steady_clock::now();
+  double s = std::chrono::duration<double>(end - start_).count();
   double cpu = process_cpu_seconds() - start_cpu_;
+  trace::phase(name_, start_, end);
   std::lock_guard lock(g_mu);
   g_records.push_back({name_, s, cpu, peak_rss_bytes()});
 }

@@ -42,6 +42,7 @@
 #include "base/parallel.h"
 #include "base/prefault.h"
 #include "base/timer.h"
+#include "base/trace.h"
 #include "base/uninit_vector.h"
 
 namespace btfc::btf {
@@ -1161,6 +1162,7 @@ class Deduper {
       }
     }
     void finish(size_t c, bool with_prims) {
+      trace::Exclusive finishing_chunk("names");  // under `finishing`
       const uint32_t start_off = d.btf_.start_str_off();
       std::vector<uint32_t> final_off(fresh[c].size());
       for (size_t k = 0; k < fresh[c].size(); ++k) final_off[k] = start_off + strings.add(fresh[c][k].s, fresh[c][k].h);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "base/trace.h"
 #include "cli/command.h"
 
 namespace btfc::cli {
@@ -165,6 +166,8 @@ int finish_stdout(int status, std::string_view prefix) {
 }  // namespace btfc::cli
 
 int main(int argc, char** argv) {
+  btfc::trace::start_from_env();
   const int status = btfc::cli::main(argc, argv);
+  btfc::trace::finish();
   return btfc::cli::finish_stdout(status, btfc::cli::called_as_pahole(argc, argv) ? "pahole (btfc)" : "btfc");
 }

@@ -20,6 +20,7 @@
 #include "base/atomic_file.h"
 #include "base/parallel.h"
 #include "base/timer.h"
+#include "base/trace.h"
 #include "btf/base_cache.h"
 #include "btf/dedup.h"
 #include "btf/merge.h"
@@ -333,6 +334,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         table.shrink_to_fit();
         table.drop_string_index();  // btf::append reads the strings, not the index
         std::lock_guard lock(merge_mu);
+        trace::Exclusive appending("append");
         group_out[g] = std::move(table);
         done[g] = 1;
         append_ready();
