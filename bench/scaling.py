@@ -40,6 +40,7 @@ import sys
 
 class Trace:
     def __init__(self, path):
+        self.path = path
         self.jobs = 1
         self.loops = {}  # id -> dict(parent, n, in_order, start, end)
         self.items = {}  # id -> dict(loop, index, start, end)
@@ -48,27 +49,35 @@ class Trace:
         self.end = None
         self.top_times = []  # the trace's (start, end) of each segment of the run's own
         with open(path) as f:
-            for line in f:
-                w = line.split()
-                if not w:
-                    continue
-                if w[0] == "jobs":
-                    self.jobs = int(w[1])
-                elif w[0] == "loop":
-                    i, parent, n, in_order, start, end = map(int, w[1:7])
-                    self.loops[i] = dict(parent=parent, n=n, in_order=in_order, start=start, end=end)
-                elif w[0] == "item":
-                    i, loop, index, start, end = map(int, w[1:6])
-                    self.items[i] = dict(loop=loop, index=index, start=start, end=end)
-                elif w[0] == "exclusive":
-                    self.exclusives.append((w[1], int(w[2]), int(w[3]), int(w[4])))
-                elif w[0] == "phase":
-                    name, start, end = line.split(" ", 1)[1].rsplit(" ", 2)  # a name may hold spaces
-                    self.phases.append((name, int(start), int(end)))
-                elif w[0] == "end":
-                    self.end = int(w[1])
+            for number, line in enumerate(f, 1):
+                try:
+                    self.read_line(line)
+                except (ValueError, IndexError):
+                    sys.exit(f"scaling.py: {path}:{number}: not a BTFC_TRACE line: {line.strip()[:80]}")
         if self.end is None:
             sys.exit(f"scaling.py: {path}: no 'end' line: not a whole BTFC_TRACE file")
+
+    def read_line(self, line):
+        w = line.split()
+        if not w:
+            return
+        if w[0] == "jobs":
+            self.jobs = int(w[1])
+        elif w[0] == "loop":
+            i, parent, n, in_order, start, end = map(int, w[1:7])
+            self.loops[i] = dict(parent=parent, n=n, in_order=in_order, start=start, end=end)
+        elif w[0] == "item":
+            i, loop, index, start, end = map(int, w[1:6])
+            self.items[i] = dict(loop=loop, index=index, start=start, end=end)
+        elif w[0] == "exclusive":
+            self.exclusives.append((w[1], int(w[2]), int(w[3]), int(w[4])))
+        elif w[0] == "phase":
+            name, start, end = line.split(" ", 1)[1].rsplit(" ", 2)  # a name may hold spaces
+            self.phases.append((name, int(start), int(end)))
+        elif w[0] == "end":
+            self.end = int(w[1])
+        else:
+            raise ValueError(w[0])
 
     def segments(self):
         """Each item's (and the run's, item 0) list of segments in order:
@@ -77,9 +86,16 @@ class Trace:
         for i in self.items:
             children[i] = []
         for i, l in self.loops.items():
+            if l["parent"] not in children:
+                sys.exit(f"scaling.py: {self.path}: loop {i} names item {l['parent']}, which is not in the trace")
             children[l["parent"]].append((l["start"], l["end"], ("loop", i)))
         for name, item, start, end in self.exclusives:
+            if item not in children:
+                sys.exit(f"scaling.py: {self.path}: exclusive {name} names item {item}, which is not in the trace")
             children[item].append((start, end, ("excl", name, end - start)))
+        for i, it in self.items.items():
+            if it["loop"] not in self.loops:
+                sys.exit(f"scaling.py: {self.path}: item {i} names loop {it['loop']}, which is not in the trace")
         bounds = {0: (0, self.end)}
         for i, it in self.items.items():
             bounds[i] = (it["start"], it["end"])

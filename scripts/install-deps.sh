@@ -11,6 +11,7 @@ packages=(
   libbpf-dev bpftool dwarves elfutils zstd binutils-multiarch gcc-multilib libclang-rt-14-dev
   clang llvm  # unversioned clang (cross-target fixtures), llvm-objcopy
   dwz  # dwz'd fixtures: DW_FORM_GNU_ref_alt, partial units
+  python3  # bench/scaling.py and its tests
 )
 sudo=""
 [ "$(id -u)" = 0 ] || sudo=sudo

@@ -57,8 +57,13 @@ uint64_t now() { return since_start(std::chrono::steady_clock::now()); }
 
 void start_from_env() {
   const char* path = std::getenv("BTFC_TRACE");
-  if (!path || !*path) return;
+  if (path && *path) start(path);
+}
+
+void start(const std::string& path) {
+  std::lock_guard lock(g_mu);
   g_path = path;
+  g_events.clear();
   g_start = std::chrono::steady_clock::now();
   this_thread();  // the main thread is thread 0
   g_on.store(true, std::memory_order_relaxed);
@@ -66,17 +71,16 @@ void start_from_env() {
 
 bool enabled() { return g_on.load(std::memory_order_relaxed); }
 
-
 void finish() {
   if (!enabled()) return;
   const uint64_t end = now();
   g_on.store(false);
+  std::lock_guard lock(g_mu);
   std::FILE* f = std::fopen(g_path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "btfc: BTFC_TRACE: %s: %s\n", g_path.c_str(), std::strerror(errno));
     return;
   }
-  std::lock_guard lock(g_mu);
   std::fprintf(f, "jobs %u\n", jobs());
   for (const Event& e : g_events) {
     switch (e.kind) {

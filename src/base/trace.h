@@ -27,9 +27,11 @@
 
 namespace btfc::trace {
 
-// Starts recording if BTFC_TRACE names a file; finish() writes it (an
-// error writing it is reported on stderr, the command's status stands).
+// Starts recording if BTFC_TRACE names a file (start: into `path`);
+// finish() writes it (an error writing it is reported on stderr, the
+// command's status stands) and stops.
 void start_from_env();
+void start(const std::string& path);
 void finish();
 bool enabled();
 
