@@ -47,7 +47,7 @@ class Trace:
         self.exclusives = []  # (name, item, start, end)
         self.phases = []  # (name, start, end)
         self.end = None
-        self.top_times = []  # the trace's (start, end) of each segment of the run's own
+        self.top_times = []  # the trace's (start, end) of each segment of the run's own: segments()
         with open(path) as f:
             for number, line in enumerate(f, 1):
                 try:
@@ -103,18 +103,17 @@ class Trace:
         for i, kids in children.items():
             kids.sort()
             t, end = bounds[i]
-            out = []
+            out = []  # (segment, its (start, end) in the trace)
             for start, stop, seg in kids:
                 if start > t:
-                    out.append(("work", start - t))
-                    self.top_times.append((t, start)) if i == 0 else None
-                out.append(seg)
-                self.top_times.append((start, stop)) if i == 0 else None
+                    out.append((("work", start - t), (t, start)))
+                out.append((seg, (start, stop)))
                 t = max(t, stop)
             if end > t:
-                out.append(("work", end - t))
-                self.top_times.append((t, end)) if i == 0 else None
-            segs[i] = out
+                out.append((("work", end - t), (t, end)))
+            segs[i] = [seg for seg, _ in out]
+            if i == 0:
+                self.top_times = [span for _, span in out]
         return segs
 
     def top_phases(self):

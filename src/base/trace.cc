@@ -1,14 +1,15 @@
 #include "base/trace.h"
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <span>
 #include <mutex>
 #include <vector>
 
+#include "base/atomic_file.h"
+#include "base/error.h"
 #include "base/parallel.h"
 
 namespace btfc::trace {
@@ -76,34 +77,38 @@ void finish() {
   const uint64_t end = now();
   g_on.store(false);
   std::lock_guard lock(g_mu);
-  std::FILE* f = std::fopen(g_path.c_str(), "w");
-  if (!f) {
-    std::fprintf(stderr, "btfc: BTFC_TRACE: %s: %s\n", g_path.c_str(), std::strerror(errno));
-    return;
-  }
-  std::fprintf(f, "jobs %u\n", jobs());
+  std::string text = "jobs " + std::to_string(jobs()) + "\n";
+  auto line = [&](const char* format, auto... values) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, format, values...);
+    text += buf;
+  };
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   for (const Event& e : g_events) {
     switch (e.kind) {
       case Kind::kLoop:
-        std::fprintf(f, "loop %u %u %llu %llu %llu %llu %u\n", e.id, e.parent, (unsigned long long)e.a,
-                     (unsigned long long)e.b, (unsigned long long)e.start, (unsigned long long)e.end, e.thread);
+        line("loop %u %u %llu %llu %llu %llu %u\n", e.id, e.parent, u(e.a), u(e.b), u(e.start), u(e.end), e.thread);
         break;
       case Kind::kItem:
-        std::fprintf(f, "item %u %u %llu %llu %llu %u\n", e.id, e.parent, (unsigned long long)e.a,
-                     (unsigned long long)e.start, (unsigned long long)e.end, e.thread);
+        line("item %u %u %llu %llu %llu %u\n", e.id, e.parent, u(e.a), u(e.start), u(e.end), e.thread);
         break;
       case Kind::kExclusive:
-        std::fprintf(f, "exclusive %s %u %llu %llu %u\n", e.name.c_str(), e.parent, (unsigned long long)e.start,
-                     (unsigned long long)e.end, e.thread);
+        text += "exclusive " + e.name;
+        line(" %u %llu %llu %u\n", e.parent, u(e.start), u(e.end), e.thread);
         break;
       case Kind::kPhase:
-        std::fprintf(f, "phase %s %llu %llu\n", e.name.c_str(), (unsigned long long)e.start,
-                     (unsigned long long)e.end);
+        text += "phase " + e.name;
+        line(" %llu %llu\n", u(e.start), u(e.end));
         break;
     }
   }
-  std::fprintf(f, "end %llu\n", (unsigned long long)end);
-  if (std::fclose(f) != 0) std::fprintf(stderr, "btfc: BTFC_TRACE: %s: %s\n", g_path.c_str(), std::strerror(errno));
+  line("end %llu\n", u(end));
+  // As every output: whole or not at all (base/atomic_file.h).
+  try {
+    write_file_atomic(g_path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "btfc: BTFC_TRACE: %s\n", e.what());
+  }
 }
 
 Loop::Loop(size_t n, bool in_order) : n_(n), in_order_(in_order) {
