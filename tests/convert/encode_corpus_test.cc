@@ -62,7 +62,7 @@ void expect_equivalent(const std::string& ours, const std::string& ref, const bt
   // btfc's string section is exactly what its types name, and that is what
   // pahole's types name. pahole's section holds more (parameter names of
   // function candidates that lost, added when saved; libbpf keeps unused
-  // strings of a table built from scratch: docs/design.md), which only
+  // strings of a table built from scratch: docs/design-details.md), which only
   // costs bytes.
   std::set<std::string> ours_all = all_strings(a), ours_used = referenced_strings(a);
   EXPECT_TRUE(ours_all == ours_used) << ours_all.size() - ours_used.size() << " strings no type names";
