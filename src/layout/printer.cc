@@ -116,7 +116,8 @@ std::string Printer::ptr_name(uint32_t index, const char* suffix) const {
 std::string Printer::type_name(uint32_t index, size_t limit) const {
   if (index == 0) return cut("void", limit);
   Nesting nesting(nesting_);
-  if (nesting.too_deep()) return cut("...", limit);
+  NameStep step(*this);
+  if (nesting.too_deep() || step.spent()) return cut("...", limit);
   const Type& ty = table_.t(index);
   std::string s;
   switch (ty.kind) {
@@ -164,7 +165,8 @@ size_t Printer::params_fprintf(uint32_t type, std::string& o) const {
   // A prototype whose parameter points back at it (hostile DWARF or BTF)
   // recurses through ftype_fprintf without passing type_name's guard.
   Nesting nesting(nesting_);
-  if (nesting.too_deep()) {
+  NameStep step(*this);
+  if (nesting.too_deep() || step.spent()) {
     o += "(...)";
     return o.size() - start;
   }
@@ -175,6 +177,10 @@ size_t Printer::params_fprintf(uint32_t type, std::string& o) const {
     const Param& p = table_.params[ft.first + k];
     if (!first) o += ", ";
     first = false;
+    if (step.spent()) {  // the parameters before took the name's steps
+      o += "...)";
+      return o.size() - start;
+    }
     std::string pname(p.name);
     const std::string* name = p.name.empty() ? nullptr : &pname;
     const Type& pt = table_.t(p.type);

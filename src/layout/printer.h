@@ -90,6 +90,24 @@ class Printer {
     ~Nesting() { --depth; }
     bool too_deep() const { return depth > kMaxNesting; }
   };
+  // A name (type_name(), params_fprintf()) nests no deeper than
+  // kMaxNesting, but hostile BTF or DWARF can make it branch: a prototype
+  // whose two parameters point back at it doubles at every level, 2^128
+  // steps. So one name, from its outermost call, takes at most
+  // kMaxNameSteps of them (real names take a few dozen), and past them
+  // the rest of it is "...".
+  static constexpr uint32_t kMaxNameSteps = 4096;
+  mutable int name_depth_ = 0;
+  mutable uint32_t name_steps_ = 0;
+  struct NameStep {
+    const Printer& p;
+    explicit NameStep(const Printer& printer) : p(printer) {
+      if (p.name_depth_++ == 0) p.name_steps_ = 0;
+      ++p.name_steps_;
+    }
+    ~NameStep() { --p.name_depth_; }
+    bool spent() const { return p.name_steps_ > kMaxNameSteps; }
+  };
 
   const Table& table_;
   // Hostile input can make expansion explode without nesting deeply: a

@@ -12,6 +12,7 @@
 #include <regex>
 #include <string>
 
+#include "btf/btf.h"
 #include "layout/diff.h"
 #include "layout/layout.h"
 #include "layout/pahole_oracle.h"
@@ -317,6 +318,33 @@ TEST(LayoutNamesUnits, OrderAcrossUnitsMatchesPahole) {
     RunResult r = run_btfc("layout -C " + names + " " + both);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, p.out) << names;
+  }
+}
+
+// A prototype whose parameters point back at it (valid BTF: the cycle goes
+// through pointers) makes its name branch at every level: two parameters
+// are 2^128 steps before the nesting limit. A function pointer member of
+// that type prints, its name cut with "...", in a bounded text.
+TEST(LayoutHostile, PrototypeWhoseParametersPointBackAtItIsCut) {
+  for (int params : {2, 3}) {
+    for (bool expand : {false, true}) {
+      SCOPED_TRACE(std::to_string(params) + " parameters" + (expand ? ", -E" : ""));
+      btf::Btf b;
+      btf::TypeId i = b.add_int("int", 4, btf::INT_SIGNED);
+      btf::TypeId proto = b.add_func_proto(i);
+      const btf::TypeId ptr = proto + 1;  // added next
+      for (int k = 0; k < params; ++k) b.add_param(std::string(1, static_cast<char>('a' + k)), ptr);
+      ASSERT_EQ(b.add_ptr(proto), ptr);
+      b.add_struct("s", 8);
+      b.add_member("f", ptr, 0);
+      layout::LayoutOptions o;
+      o.expand_types = expand;
+      std::string text = layout::layout_btf(b, o);
+      EXPECT_NE(text.find("struct s {"), std::string::npos) << text.substr(0, 2000);
+      EXPECT_NE(text.find("(*f)(int (*a)("), std::string::npos) << text.substr(0, 2000);
+      EXPECT_NE(text.find("..."), std::string::npos) << text.substr(0, 2000);
+      EXPECT_LT(text.size(), size_t{1} << 20);
+    }
   }
 }
 
