@@ -48,9 +48,16 @@ class CDumper {
     out_ += "#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n";
     out_ += "#endif\n\n";
     for (TypeId id = 1; id < btf_.end_id(); ++id) {
-      queue_.clear();
-      order(id, false);
-      for (TypeId q : queue_) emit(q, 0);
+      try {
+        queue_.clear();
+        order(id, false);
+        for (TypeId q : queue_) emit(q, 0);
+      } catch (const Error& e) {
+        // The depth and work limits: say at which type the walk began.
+        if (!e.section().empty()) throw;
+        throw Error("type [" + std::to_string(id) + "] " + std::string(kind_name(btf_.type(id).kind())) + ": " +
+                    e.message());
+      }
     }
     out_ += "#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute pop\n#endif\n\n";
     out_ += "#endif /* __VMLINUX_H__ */\n";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "base/error.h"
 #include "btf/dump.h"
 #include "btf/reader.h"
 #include "cli/command.h"
@@ -44,10 +45,14 @@ int run_dump(Args args) {
   if (!base_path.empty()) base = btf::read_file(base_path);
   btf::Btf b = btf::read_file(file, base ? &*base : nullptr);
   std::string out;
-  if (c_format)
-    btf::dump_c(b, out);
-  else
-    btf::dump_raw(b, out);
+  try {
+    if (c_format)
+      btf::dump_c(b, out);
+    else
+      btf::dump_raw(b, out);
+  } catch (Error& e) {
+    throw e.with_file(file);
+  }
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
     std::perror("btfc: writing the dump");
     return 1;

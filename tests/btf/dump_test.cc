@@ -174,6 +174,26 @@ TEST(BtfDump, ClangBpfObjectMatchesBpftool) {
   expect_dump_matches_bpftool(obj);
 }
 
+// A prototype whose parameters point back at it (through a pointer: BTF
+// the reader takes) has no C spelling; bpftool 7.1 recurses until it
+// crashes. btfc says so in one line naming the file and the type where the
+// walk began, exit status 1, and writes no half header.
+TEST(BtfDump, CFormatOfAPrototypeTakingItselfIsAnError) {
+  Btf b;
+  TypeId i = b.add_int("int", 4, INT_SIGNED);
+  TypeId proto = b.add_func_proto(i);
+  b.add_param("a", proto + 1);  // the PTR added next
+  b.add_param("b", proto + 1);
+  ASSERT_EQ(b.add_ptr(proto), proto + 1);
+  std::string path = write_temp("proto_taking_itself.btf", write_raw(b));
+  test::RunResult r = test::run_btfc("dump --format c " + path);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "btfc: " + path + ": type [2] FUNC_PROTO: BTF types nest too deeply for C output\n");
+  r = test::run_btfc("dump " + path);  // the raw listing has no such walk
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(BtfDump, UsageErrors) {
   test::RunResult r = test::run_btfc("dump");
   EXPECT_EQ(r.status, 2);
