@@ -81,7 +81,13 @@ class Trace:
 
     def segments(self):
         """Each item's (and the run's, item 0) list of segments in order:
-        ("work", us), ("loop", id), ("excl", name, us)."""
+        ("work", us), ("loop", id), ("excl", name, us). A loop's time
+        between its items (handing them out: about a microsecond each) is
+        work of the thread that waits for it, after the loop."""
+        busy = dict.fromkeys(self.loops, 0)
+        for it in self.items.values():
+            if it["loop"] in busy:
+                busy[it["loop"]] += it["end"] - it["start"]
         children = {0: []}
         for i in self.items:
             children[i] = []
@@ -108,6 +114,10 @@ class Trace:
                 if start > t:
                     out.append((("work", start - t), (t, start)))
                 out.append((seg, (start, stop)))
+                if seg[0] == "loop":
+                    gap = (stop - start) - busy[seg[1]]
+                    if gap > 0:
+                        out.append((("work", gap), (stop - gap, stop)))
                 t = max(t, stop)
             if end > t:
                 out.append((("work", end - t), (t, end)))
@@ -136,6 +146,8 @@ class Replay:
             v.sort()
         self.item_loop = {i: it["loop"] for i, it in trace.items.items()}
         self.loop_parent = {i: l["parent"] for i, l in trace.loops.items()}
+        # Each loop and the loops it lies in, innermost first.
+        self.ancestors = {i: self.ancestor_loops(i) for i in trace.loops}
 
     def ancestor_loops(self, loop):
         out = []
@@ -157,6 +169,11 @@ class Replay:
         idle_waiting = set()  # idle workers whose task waits for a loop
         free = list(range(self.p))  # idle workers with nothing to wait for (a heap)
         active = {}  # loop -> dict(next, left, depth, order)
+        # Candidates for pick(): (depth, order, loop) of every loop started,
+        # in one heap for all and one per loop for those inside it (itself
+        # included); a loop with no item left is dropped when met on top.
+        everywhere = []
+        inside = {}
         order = 0
         holder = {}  # exclusive name -> the worker in it, or None
         queue = {}  # exclusive name -> [(worker, us), ...] waiting for it
@@ -201,8 +218,12 @@ class Replay:
                     loop = seg[1]
                     if not self.loop_items[loop]:
                         continue
-                    active[loop] = dict(next=0, left=len(self.loop_items[loop]),
-                                        depth=len(self.ancestor_loops(loop)), order=order)
+                    up = self.ancestors[loop]
+                    active[loop] = dict(next=0, left=len(self.loop_items[loop]), depth=len(up), order=order)
+                    entry = (len(up), order, loop)
+                    heapq.heappush(everywhere, entry)
+                    for a in up:
+                        heapq.heappush(inside.setdefault(a, []), entry)
                     order += 1
                     waiting_on.setdefault(w, []).append((task, loop))
                     go_idle(w)
@@ -219,17 +240,15 @@ class Replay:
         def pick(within):
             """The next item of the outermost, oldest loop with items left
             (only loops inside `within`, if given), taken; or None."""
-            best = None
-            for l, a in active.items():
-                if a["next"] < len(self.loop_items[l]) and (within is None or within in self.ancestor_loops(l)):
-                    key = (a["depth"], a["order"])
-                    if best is None or key < best[0]:
-                        best = (key, l)
-            if best is None:
-                return None
-            a = active[best[1]]
-            a["next"] += 1
-            return self.loop_items[best[1]][a["next"] - 1][1]
+            heap = everywhere if within is None else inside.get(within, [])
+            while heap:
+                loop = heap[0][2]
+                a = active.get(loop)
+                if a is not None and a["next"] < len(self.loop_items[loop]):
+                    a["next"] += 1
+                    return self.loop_items[loop][a["next"] - 1][1]
+                heapq.heappop(heap)  # done taking (an order is never reused)
+            return None
 
         def start(w, task):
             running[w] = task
