@@ -5,11 +5,12 @@
 # replay the -j1 run's task graph on 1 to 16 simulated threads, with the
 # -jJ runs' real times beside the replay at J (its check).
 #
-#   bench/scaling.sh [-n RUNS] [-j J] [-f FLAGS] [-b BASE] [FILE]
+#   bench/scaling.sh [-n RUNS] [-j J] [-f FLAGS] [-b BASE] [FILE|MODDIR]
 #
 # FILE defaults to the corpus vmlinux, FLAGS to Linux 6.1's
 # (`--btf_gen_floats --lang_exclude=rust`); -b BASE encodes FILE (a module)
-# split on BASE. The replay's figures are a model's, not a measurement:
+# split on BASE, and a folder MODDIR with -b BASE is a module tree encoded
+# in batch mode (every `*.ko` under it, one process). The replay's figures are a model's, not a measurement:
 # scaling.py's header says what it sees and what it cannot.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,7 +24,7 @@ while getopts "n:j:f:b:" opt; do
     j) jobs=$OPTARG ;;
     f) flags=$OPTARG ;;
     b) flags="$flags --btf_base=$OPTARG" ;;
-    *) echo "usage: $0 [-n RUNS] [-j J] [-f FLAGS] [-b BASE] [FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-n RUNS] [-j J] [-f FLAGS] [-b BASE] [FILE|MODDIR]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -38,10 +39,17 @@ trap 'rm -rf "$tmp"' EXIT
 echo "== $(nproc) cores; $runs traced runs of btfc at -j1 and at -j$jobs, alternately, on $input"
 for ((i = 0; i < runs; i++)); do
   for j in 1 "$jobs"; do
-    # shellcheck disable=SC2086
-    BTFC_TRACE=$tmp/j$j.$i.trace "$btfc" encode -J $flags -j"$j" --btf_encode_detached="$tmp/j$j.btf" "$input"
+    if [ -d "$input" ]; then  # a module tree: batch mode, one output per module
+      rm -rf "$tmp/j$j.out"
+      mkdir "$tmp/j$j.out"
+      # shellcheck disable=SC2086
+      BTFC_TRACE=$tmp/j$j.$i.trace "$btfc" encode -J $flags -j"$j" --output-dir="$tmp/j$j.out" "$input"
+    else
+      # shellcheck disable=SC2086
+      BTFC_TRACE=$tmp/j$j.$i.trace "$btfc" encode -J $flags -j"$j" --btf_encode_detached="$tmp/j$j.out" "$input"
+    fi
   done
-  if ! cmp -s "$tmp/j1.btf" "$tmp/j$jobs.btf"; then
+  if ! diff -rq "$tmp/j1.out" "$tmp/j$jobs.out" > /dev/null; then
     echo "FAIL: btfc's output differs between -j1 and -j$jobs" >&2
     exit 1
   fi
