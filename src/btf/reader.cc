@@ -516,13 +516,23 @@ class Validator {
       case Kind::Func:
         if (kind_of(rec[2]) != Kind::FuncProto) bad_target(2, rec[2], "prototype ");
         break;
-      case Kind::FuncProto:
+      case Kind::FuncProto: {
+        // The kernel also wants a size behind the return type and each
+        // parameter (btf_func_proto_check: "Invalid return type", "Invalid
+        // arg#N"): no prototype returning or taking a prototype or a FWD.
+        auto sizeless = [&](TypeId t) {
+          Kind k = kind_of(skip_modifiers(t));
+          return kernel_only_ && t && (k == Kind::FuncProto || k == Kind::Fwd);
+        };
         if (is_not_a_type(kind_of(rec[2]))) bad_target(2, rec[2], "return ");
+        if (sizeless(rec[2])) bad_target(2, skip_modifiers(rec[2]), "return ");
         for (uint32_t i = 0; i < vlen; ++i) {
           TypeId t = rec[4 + 2 * i];
           if (t && is_not_a_type(kind_of(t))) bad_target(4 + 2 * i, t, "param " + std::to_string(i) + " ");
+          if (sizeless(t)) bad_target(4 + 2 * i, skip_modifiers(t), "param " + std::to_string(i) + " ");
         }
         break;
+      }
       case Kind::Var: {
         Kind vk = kind_of(skip_modifiers(rec[2]));
         if (rec[2] == 0 || is_not_a_type(kind_of(rec[2])) || is_not_a_type(vk) || vk == Kind::FuncProto ||

@@ -74,6 +74,39 @@ TEST(BtfKernelLoad, EveryKindTableLoads) {
   EXPECT_EQ(r, testing::LoadResult::Refused);
 }
 
+// A prototype may not return or take a prototype or a FWD by value: the
+// kernel wants a size there ("Invalid return type", "Invalid arg#1"),
+// libbpf does not. validate() takes them (bpftool dumps them, and so does
+// btfc), validate_for_kernel() refuses them as the kernel does; the same
+// table with pointers there loads.
+TEST(BtfKernelLoad, PrototypesReturnAndTakeSizedTypesOnly) {
+  for (int shape = 0; shape < 4; ++shape) {
+    SCOPED_TRACE("shape " + std::to_string(shape));
+    Btf b;
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    TypeId fwd = b.add_fwd("opaque", false);
+    TypeId inner = b.add_func_proto(i);  // int (void)
+    TypeId c = b.add_const(shape == 1 ? fwd : inner);
+    TypeId wrong = shape == 0 ? inner : shape == 1 ? c : shape == 2 ? fwd : b.add_ptr(inner);
+    TypeId proto = b.add_func_proto(shape % 2 == 0 ? i : wrong);
+    b.add_param("x", shape % 2 == 0 ? wrong : i);
+    b.add_func("f", proto, FuncLinkage::Global);
+    EXPECT_NO_THROW(validate(b));
+    std::vector<uint8_t> bytes = write_raw(b);
+    if (shape == 3) {  // a pointer to a prototype has a size
+      EXPECT_NO_THROW(validate_for_kernel(b));
+      BTFC_EXPECT_LOADS(bytes);
+      continue;
+    }
+    EXPECT_THROW(validate_for_kernel(b), Error);
+    libbpf_print_fn_t old = libbpf_set_print(nullptr);
+    auto r = testing::load_into_kernel(bytes);
+    libbpf_set_print(old);
+    if (r == testing::LoadResult::NotAllowed) GTEST_SKIP() << "\n*** the kernel lets this process load no BTF: NOT TESTED ***\n";
+    EXPECT_EQ(r, testing::LoadResult::Refused);
+  }
+}
+
 // Loops through pointers: the kernel follows a pointer through pointers
 // and modifiers and refuses a chain that comes back ("Loop detected"), but
 // not a loop through a struct (struct s { s_t *next; }); the reader
