@@ -10,8 +10,9 @@
 # FILE defaults to the corpus vmlinux, FLAGS to Linux 6.1's
 # (`--btf_gen_floats --lang_exclude=rust`); -b BASE encodes FILE (a module)
 # split on BASE, and a folder MODDIR with -b BASE is a module tree encoded
-# in batch mode (every `*.ko` under it, one process). The replay's figures are a model's, not a measurement:
-# scaling.py's header says what it sees and what it cannot.
+# in batch mode (every `*.ko` under it, one process). The replay's figures
+# are a model's, not a measurement: scaling.py's header says what it sees
+# and what it cannot.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 btfc=${BTFC:-$root/build/btfc}

@@ -338,6 +338,8 @@ class Validator {
   static bool is_not_a_type(Kind k) {
     return k == Kind::Func || k == Kind::Var || k == Kind::Datasec || k == Kind::DeclTag;
   }
+  // Kinds with no size, so nothing holds them by value (past modifiers).
+  static bool has_no_size(Kind k) { return k == Kind::FuncProto || k == Kind::Fwd; }
 
   Kind kind_of(TypeId id) const { return id == 0 ? Kind::Unknown : btf_.kind(id); }
 
@@ -479,7 +481,7 @@ class Validator {
         break;
       case Kind::Array: {
         Kind ek = kind_of(skip_modifiers(rec[3]));
-        if (rec[3] == 0 || is_not_a_type(ek) || ek == Kind::FuncProto || ek == Kind::Fwd)
+        if (rec[3] == 0 || is_not_a_type(ek) || has_no_size(ek))
           fail(id, 3, "element type [" + std::to_string(rec[3]) + "] has no size");
         if (kind_of(skip_modifiers(rec[4])) != Kind::Int)
           fail(id, 4, "index type [" + std::to_string(rec[4]) + "] is not an INT");
@@ -493,7 +495,7 @@ class Validator {
           Kind mk = kind_of(skip_modifiers(t));
           auto what = [&] { return "member '" + name_text(rec[w]) + "' "; };
           // By value, so it needs a size: no FWD (the kernel's "Invalid member").
-          if (is_not_a_type(kind_of(t)) || is_not_a_type(mk) || mk == Kind::FuncProto || mk == Kind::Fwd)
+          if (is_not_a_type(kind_of(t)) || is_not_a_type(mk) || has_no_size(mk))
             bad_target(w + 1, t, what());
           uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
           uint32_t bits = kflag ? rec[w + 2] >> 24 : 0;
@@ -520,10 +522,7 @@ class Validator {
         // The kernel also wants a size behind the return type and each
         // parameter (btf_func_proto_check: "Invalid return type", "Invalid
         // arg#N"): no prototype returning or taking a prototype or a FWD.
-        auto sizeless = [&](TypeId t) {
-          Kind k = kind_of(skip_modifiers(t));
-          return kernel_only_ && t && (k == Kind::FuncProto || k == Kind::Fwd);
-        };
+        auto sizeless = [&](TypeId t) { return kernel_only_ && t && has_no_size(kind_of(skip_modifiers(t))); };
         if (is_not_a_type(kind_of(rec[2]))) bad_target(2, rec[2], "return ");
         if (sizeless(rec[2])) bad_target(2, skip_modifiers(rec[2]), "return ");
         for (uint32_t i = 0; i < vlen; ++i) {
@@ -535,8 +534,7 @@ class Validator {
       }
       case Kind::Var: {
         Kind vk = kind_of(skip_modifiers(rec[2]));
-        if (rec[2] == 0 || is_not_a_type(kind_of(rec[2])) || is_not_a_type(vk) || vk == Kind::FuncProto ||
-            vk == Kind::Fwd)
+        if (rec[2] == 0 || is_not_a_type(kind_of(rec[2])) || is_not_a_type(vk) || has_no_size(vk))
           bad_target(2, rec[2], "");
         break;
       }
