@@ -144,6 +144,7 @@ struct DedupBase::Impl {
   const Btf& base;
   mutable CandidateIndex index;     // moved out by a last_use dedup
   mutable bool index_taken = false;
+  bool index_per_table = false;     // `index` unused: each dedup builds its own (IndexPerTable)
   UniqueNames composites;  // base STRUCT/UNIONs by name (they are all canonical)
   // Scratches not in use: as many as dedups ran at once.
   mutable std::mutex mutex;
@@ -162,31 +163,40 @@ struct DedupBase::Impl {
   }
 };
 
+namespace {
+
+UniqueNames composites_of(const Btf& base) {
+  // Sized by the composites (a tenth of vmlinux's ids), not by every id:
+  // a single module's process fills and faults in this table.
+  std::vector<std::pair<uint32_t, uint32_t>> found;  // name_off, id
+  for (uint32_t id = 1; id < base.end_id(); ++id) {
+    const uint32_t* r = base.record(id);
+    if (is_composite(kind_of(r))) found.emplace_back(r[0], id);
+  }
+  UniqueNames composites(found.size());
+  for (auto [name, id] : found) composites.add(name, id);
+  return composites;
+}
+
+}  // namespace
+
 // The two indexes read the base and nothing else: built side by side (a
 // single module's dedup waits for them). The candidate index is sized for
 // every base type at once rather than grown to it (the order of its chains
 // does not depend on its size): no rehashing on the way.
 DedupBase::DedupBase(const Btf& base)
-    : impl_(new Impl{base, CandidateIndex(base.end_id()), false, UniqueNames(0), {}, {}}) {
+    : impl_(new Impl{base, CandidateIndex(base.end_id()), false, false, UniqueNames(0), {}, {}}) {
   parallel_for(2, [&](size_t k) {
-    if (k == 0) {
-      index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
-      return;
-    }
-    // Sized by the composites (a tenth of vmlinux's ids), not by every id:
-    // a single module's process fills and faults in this table.
-    std::vector<std::pair<uint32_t, uint32_t>> found;  // name_off, id
-    for (uint32_t id = 1; id < base.end_id(); ++id) {
-      const uint32_t* r = base.record(id);
-      if (is_composite(kind_of(r))) found.emplace_back(r[0], id);
-    }
-    UniqueNames composites(found.size());
-    for (auto [name, id] : found) composites.add(name, id);
-    impl_->composites = std::move(composites);
+    if (k == 0) index_base(base.end_id(), [&](uint32_t id) { return base.record(id); }, impl_->index);
+    else impl_->composites = composites_of(base);
   });
 }
+DedupBase::DedupBase(const Btf& base, IndexPerTable)
+    : impl_(new Impl{base, CandidateIndex(0), false, true, composites_of(base), {}, {}}) {}
+
 std::vector<uint8_t> DedupBase::save() const {
   if (impl_->index_taken) throw Error("internal: DedupBase::save after a last_use dedup took its index");
+  if (impl_->index_per_table) throw Error("internal: DedupBase::save of a base without its index");
   std::vector<uint8_t> out;
   FlatWriter w(out);
   impl_->index.save(w);
@@ -198,7 +208,7 @@ DedupBase::DedupBase(const Btf& base, FlatReader& in) {
   std::optional<CandidateIndex> index = CandidateIndex::restore(in, base.end_id());
   std::optional<UniqueNames> composites = index ? UniqueNames::restore(in, base.end_id()) : std::nullopt;
   if (!composites || !in.done()) throw Error("saved dedup index does not fit the base");
-  impl_.reset(new Impl{base, std::move(*index), false, std::move(*composites), {}, {}});
+  impl_.reset(new Impl{base, std::move(*index), false, false, std::move(*composites), {}, {}});
 }
 
 DedupBase::~DedupBase() = default;
@@ -442,9 +452,8 @@ class Deduper {
       }
     });
     conflict_ = false;
-    if (!prepared_) {
-      index_ = &own_index_.emplace(1024);
-      index_base(start_, [&](uint32_t id) { return rec(id); }, *index_);
+    if (!prepared_ || prepared_->index_per_table) {
+      index_base_here();
       return;
     }
     if (!index_->rollback()) {
@@ -633,7 +642,7 @@ class Deduper {
   }
 
   void prepare_base() {
-    if (prepared_) {
+    if (prepared_ && !prepared_->index_per_table) {
       if (prepared_->index_taken) throw Error("internal: a DedupBase used after its last use");
       if (last_use_) {
         scratch_->index = std::move(prepared_->index);  // a copy of it costs a small module 1-2 ms
@@ -646,10 +655,54 @@ class Deduper {
       index_->begin_journal();
       return;
     }
-    // The index holds canonical types only, typically a tenth of the
-    // input: it starts small and grows, so it stays in cache.
+    index_base_here();
+  }
+
+  // The base's part of an index of this dedup's own: without a prepared
+  // base, or with one whose index is built per table (DedupBase::
+  // IndexPerTable), then of the base types whose names this table's own
+  // types can have. The index holds canonical types only, typically a
+  // tenth of the input: it starts small and grows, so it stays in cache.
+  void index_base_here() {
     index_ = &own_index_.emplace(1024);
-    index_base(start_, [&](uint32_t id) { return rec(id); }, *index_);
+    if (!prepared_) {
+      index_base(start_, [&](uint32_t id) { return rec(id); }, *index_);
+      return;
+    }
+    // A table with more types than its base gains nothing by the names.
+    if (!base_names_ && end_ - start_ < start_) base_names_.emplace(base_names_of_records());
+    const Btf& base = prepared_->base;
+    index_base(start_, [&](uint32_t id) { return base.record(id); }, *index_, base_names_ ? &*base_names_ : nullptr);
+  }
+
+  // The base offsets of the names own records will have after pass 1:
+  // each record's name looked up in the base as resolve_names does.
+  BaseNames base_names_of_records() const {
+    const Btf& base = prepared_->base;
+    BaseNames names(base.end_str_off());
+    const uint32_t start_off = btf_.start_str_off();
+    for (uint32_t id = start_; id < end_; ++id) {
+      const uint32_t off = rec(id)[0];
+      if (off == 0) continue;
+      if (off < start_off) {
+        names.add(off);  // a base string already
+        continue;
+      }
+      if (!btf_.is_shared_str_off(off) && off - start_off >= btf_.strings().size()) continue;  // pass 1's error
+      const std::string_view s = name_text(off);
+      if (s.empty()) continue;
+      if (std::optional<uint32_t> in_base = base.find_string(s, XXH3_64bits(s.data(), s.size()))) names.add(*in_base);
+    }
+    return names;
+  }
+
+  // The text at own name offset `off` (past the base's strings), before
+  // pass 1: in the shared region or in the table's own strings.
+  const char* name_text(uint32_t off) const {
+    if (btf_.is_shared_str_off(off)) return btf_.shared_strings().data() + (off - Btf::SHARED_STR_BASE);
+    const std::span<const char> own_bytes = btf_.strings().bytes();
+    if (const uint32_t at = off - btf_.start_str_off(); at < own_bytes.size()) return own_bytes.data() + at;
+    return btf_.str(off).data();  // throws: out of range
   }
 
   // Puts the base's part of a prepared scratch back as index_records()
@@ -658,7 +711,7 @@ class Deduper {
     if (!prepared_) return;
     clear_hypot();
     for (uint32_t id : base_map_log_) map_[id] = id;
-    scratch_->index_ready = index_->rollback();
+    scratch_->index_ready = !prepared_->index_per_table && index_->rollback();
     scratch_->base_ready = true;
   }
 
@@ -970,8 +1023,6 @@ class Deduper {
       }
       n = 0;
     };
-    std::span<const char> shared = btf_.shared_strings();
-    std::span<const char> own_bytes = btf_.strings().bytes();
     for (uint32_t id = lo; id < hi; ++id)
       visit_str_off_words(own(id), [&](uint32_t& off) {
         if (off == 0 || off < start_off) return;  // "", or a base string already
@@ -979,10 +1030,7 @@ class Deduper {
           off = c.result;
           return;
         }
-        const char* text;
-        if (btf_.is_shared_str_off(off)) text = shared.data() + (off - Btf::SHARED_STR_BASE);
-        else if (off - start_off < own_bytes.size()) text = own_bytes.data() + (off - start_off);
-        else text = btf_.str(off).data();  // throws: out of range
+        const char* text = name_text(off);
         __builtin_prefetch(text);
         texts[n] = text;
         offs[n] = off;
@@ -1451,6 +1499,7 @@ class Deduper {
   std::vector<std::vector<uint32_t>> prim_sigs_;  // signature tags of listed_[c][kPrims], by place
   std::vector<PassLists> listed_;  // own ids by type pass, per chunk of kIdChunk ids
   std::optional<CandidateIndex> own_index_;
+  std::optional<BaseNames> base_names_;  // see index_base_here()
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
   StringTable new_strings_;
   bool strings_kept_ = false;  // the table's own strings are the new ones

@@ -92,6 +92,14 @@ class DedupBase {
   // btfc::Error if `saved` is not such an image for a base of this size.
   std::vector<uint8_t> save() const;
   DedupBase(const Btf& base, FlatReader& saved);
+  // For a base that one small table is deduplicated on (a single small
+  // module's run, no base cache): only the STRUCT/UNION-by-name table is
+  // built here. The table's dedup builds the candidate index itself, of
+  // the base types its names can meet (a few hundred of vmlinux's 57k
+  // named types, and the 44k anonymous ones), once it knows them; the
+  // result is the same. Not for save().
+  struct IndexPerTable {};
+  DedupBase(const Btf& base, IndexPerTable);
   ~DedupBase();
   DedupBase(const DedupBase&) = delete;
   DedupBase& operator=(const DedupBase&) = delete;

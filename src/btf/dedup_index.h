@@ -186,12 +186,7 @@ class CandidateIndex {
 
   // `aux`: what for_each hands a two-argument fn along with the id.
   void add(uint32_t tag, uint32_t id, uint32_t aux = 0) {
-    // libbpf's doubling check comes before its insert.
-    if (libbpf_cap_ == 0 || (libbpf_size_ + 1) * 4 / 3 > libbpf_cap_) {
-      libbpf_cap_ = libbpf_cap_ ? libbpf_cap_ * 2 : 4;
-      ++doublings_;
-    }
-    ++libbpf_size_;
+    count_libbpf_add();
     if ((count_ + 1) * 2 > slots_.size()) grow();
     Slot& s = find_slot(tag);
     note_slot(s);
@@ -241,6 +236,11 @@ class CandidateIndex {
     std::tie(count_, libbpf_size_, libbpf_cap_, doublings_) = saved_;
     return true;
   }
+
+  // An id libbpf adds and this index leaves out, as no lookup can meet
+  // it (see index_base): libbpf's table grows as if it were added, so the
+  // chains of the others reverse when libbpf's would.
+  void add_left_out() { count_libbpf_add(); }
 
   // How often libbpf's table would have doubled by now (each doubling
   // reverses every chain).
@@ -298,6 +298,14 @@ class CandidateIndex {
     uint32_t next = 0, prev = 0;
     uint32_t aux = 0;
   };
+  void count_libbpf_add() {
+    // libbpf's doubling check comes before its insert.
+    if (libbpf_cap_ == 0 || (libbpf_size_ + 1) * 4 / 3 > libbpf_cap_) {
+      libbpf_cap_ = libbpf_cap_ ? libbpf_cap_ * 2 : 4;
+      ++doublings_;
+    }
+    ++libbpf_size_;
+  }
   [[gnu::always_inline]] void catch_up(Slot& s) {
     uint32_t seen = s.state >> 1;
     bool reversed = (s.state & 1) ^ ((doublings_ - seen) & 1);
@@ -339,10 +347,32 @@ class CandidateIndex {
   std::vector<std::pair<uint32_t, Node>> node_log_;
 };
 
+// The kinds libbpf adds to its table (not VAR and DATASEC, nor an
+// unknown kind, which index_base reports).
+inline bool libbpf_indexes(Kind k) {
+  return k != Kind::Unknown && k != Kind::Var && k != Kind::Datasec && static_cast<unsigned>(k) <= KIND_MAX;
+}
+
+// The base names a split table's types can have once its strings are
+// deduplicated: a bit per string offset of the base.
+class BaseNames {
+ public:
+  explicit BaseNames(uint32_t end_str_off) : bits_((size_t{end_str_off} + 63) / 64) {}
+  void add(uint32_t off) { bits_[off / 64] |= uint64_t{1} << (off % 64); }
+  bool has(uint32_t off) const { return off / 64 < bits_.size() && (bits_[off / 64] >> (off % 64) & 1); }
+
+ private:
+  std::vector<uint64_t> bits_;
+};
+
 // Adds the base types [1, start) to a fresh index: they are canonical as
-// they are, and candidates for new types.
+// they are, and candidates for new types. With `names`, a named base type
+// whose name is not among them is left out (every lookup compares names
+// first, so none could meet it): one small module's dedup needs a few
+// hundred of vmlinux's 57k named types, and the anonymous 44k. The others
+// keep libbpf's order (add_left_out).
 template <typename Rec>
-void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
+void index_base(uint32_t start, Rec&& rec, CandidateIndex& index, const BaseNames* names = nullptr) {
   // Signatures first, in parallel chunks of ids (a base is read once, in
   // order); then the adds, in id order (that order is libbpf's chain
   // order), each loading ahead what a later add will touch: the index of
@@ -350,12 +380,16 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
   // slot and then for the node at the front of its chain (a single small
   // module's dedup waits for this index).
   struct Entry {
-    uint32_t tag, id, aux;  // id 0: not indexed (VAR, DATASEC)
+    uint32_t tag, id, aux;  // id 0: not indexed (VAR, DATASEC: aux 0) or left out (aux 1)
   };
   UninitVector<Entry> entries(start > 0 ? start - 1 : 0);
   parallel_for_ranges(1, start, 1 << 14, [&](size_t lo, size_t hi) {
     for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
       const uint32_t* r = rec(id);
+      if (names && r[0] && !names->has(r[0]) && libbpf_indexes(kind_of(r))) {
+        entries[id - 1] = {0, 0, 1};
+        continue;
+      }
       uint64_t h;
       switch (kind_of(r)) {
         case Kind::Var: case Kind::Datasec: entries[id - 1] = {0, 0, 0}; continue;
@@ -379,6 +413,7 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index) {
     if (i + kAhead < n) index.prefetch(entries[i + kAhead].tag);
     if (i + kAhead / 2 < n) index.prefetch_front(entries[i + kAhead / 2].tag);
     if (entries[i].id) index.add(entries[i].tag, entries[i].id, entries[i].aux);
+    else if (entries[i].aux) index.add_left_out();
   }
 }
 

@@ -869,6 +869,61 @@ TEST(Dedup, PreparedBaseLastUseMatchesLibbpfAndIsSpent) {
   }
 }
 
+// A DedupBase whose candidate index each table's dedup builds itself, of
+// the base types its names can meet (a single small module's run:
+// IndexPerTable): libbpf's bytes. The bases have named types no split
+// table names (left out of the index, yet counted where libbpf's table
+// doubles: the chains reverse as libbpf's do), one of them equal twins
+// among its reference types (which twin a new type meets depends on that
+// order); the split tables come whole and in stages, and some add enough
+// types that libbpf's table doubles on the way (the staged passes run
+// again, on an index built again).
+TEST(Dedup, IndexPerTableMatchesLibbpf) {
+  int redone = 0, tables = 0;
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    std::mt19937 rng(seed * 92821);
+    std::vector<StructDef> pool = random_pool(rng, 12);
+    Btf clean_base = random_base(rng, pool);
+    Btf twin_base;  // not deduplicated: each unit has its own pointers
+    write_random_units(twin_base, rng, pool, 40);
+    for (Btf* base : {&clean_base, &twin_base}) {
+      const int only_in_base = 500 + static_cast<int>(rng() % 3000);
+      for (int i = 0; i < only_in_base; ++i) {
+        TypeId t = base->add_typedef("base_only_" + std::to_string(i), 1 + rng() % (base->end_id() - 1));
+        base->add_ptr(rng() % 2 ? t : 1 + rng() % (base->end_id() - 1));
+      }
+      DedupBase per_table(*base, DedupBase::IndexPerTable{});
+      testing::LibbpfBtf lbase = testing::to_libbpf(*base);
+      for (int module = 0; module < 3; ++module) {
+        SCOPED_TRACE("seed " + std::to_string(seed) + (base == &twin_base ? " twin base" : " clean base") +
+                     " module " + std::to_string(module));
+        Btf split(base);
+        std::vector<TypeId> stages;
+        for (int k = 0; k < 3; ++k) {
+          stages.push_back(split.end_id());
+          write_random_units(split, rng, pool, 1 + static_cast<int>(rng() % 3));
+          for (int i = 0, n = static_cast<int>(rng() % 400); i < n; ++i)
+            split.add_int("new_" + std::to_string(k) + "_" + std::to_string(i), 4, 0);
+        }
+        ASSERT_LT(split.type_count(), base->type_count()) << "the base's names are looked up";
+        const std::vector<uint8_t> theirs = write_raw(libbpf_dedup(split, base, lbase.get()));
+        for (bool staged : {false, true}) {
+          Btf ours = read_raw(write_raw(split), base);
+          DedupReport report;
+          DedupOptions options{.compat = DedupCompat::Libbpf_1_1, .prepared_base = &per_table, .report = &report};
+          if (staged) options.stages = stages;
+          dedup(ours, options);
+          ASSERT_TRUE(write_raw(ours) == theirs) << (staged ? "staged" : "whole");
+          redone += report.redone;
+          ++tables;
+        }
+      }
+    }
+  }
+  EXPECT_GT(redone, 0) << "no staged table had its passes run again, of " << tables;
+  EXPECT_THROW(DedupBase(Btf(), DedupBase::IndexPerTable{}).save(), Error);
+}
+
 // The base cache (btf/base_cache.h) keeps a DedupBase as DedupBase::save()
 // bytes: one made from them saves the same bytes again (its whole state
 // came back, the chain order of libbpf's hash map included) and gives
