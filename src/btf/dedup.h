@@ -95,8 +95,8 @@ class DedupBase {
   // For a base that one small table is deduplicated on (a single small
   // module's run, no base cache): only the STRUCT/UNION-by-name table is
   // built here. The table's dedup builds the candidate index itself, of
-  // the base types its names can meet (a few hundred of vmlinux's 57k
-  // named types, and the 44k anonymous ones), once it knows them; the
+  // the base types its names can meet (about a thousand of vmlinux's 56k
+  // named types, and the 45k anonymous ones), once it knows them; the
   // result is the same. Not for save().
   struct IndexPerTable {};
   DedupBase(const Btf& base, IndexPerTable);
