@@ -12,11 +12,14 @@
 //    module was built for, or a damaged one), and a module's own types
 //    (the small base's types, as split BTF on it) are
 //    deduplicated on it as `btfc encode --btf_base` does, with the base's
-//    index built once (DedupBase) and without.
+//    index built once (DedupBase), built by the dedup of the base types
+//    the module's names can meet (DedupBase::IndexPerTable), and without:
+//    the three must give the same bytes.
 // Bad input must end in btfc::Error, never a crash, a hang or unbounded
 // memory; a table the reader accepts must come out of every step valid.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,14 +76,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       use_split(split, base);
     } else if ((data[0] & 3) == 3) {
       Btf hostile = read_raw(Bytes(data + 1, size - 1));
-      for (bool prepared : {false, true}) {
+      std::vector<uint8_t> first;  // the first variant's bytes, if it got that far
+      for (int variant = 0; variant < 3; ++variant) {
         Btf module(&hostile);
         fuzz::add_small_types(module);  // all equal to the small base's
-        DedupBase index(hostile);
+        std::optional<DedupBase> index;
+        if (variant == 1) index.emplace(hostile);
+        if (variant == 2) index.emplace(hostile, DedupBase::IndexPerTable{});
         DedupOptions options;
-        if (prepared) options.prepared_base = &index;
-        dedup(module, options);
-        read_raw(write_raw(module), &hostile);
+        if (index) options.prepared_base = &*index;
+        std::vector<uint8_t> bytes;
+        may_fail([&] {
+          dedup(module, options);
+          bytes = write_raw(module);
+          read_raw(bytes, &hostile);
+        });
+        if (variant == 0) first = bytes;
+        else if (!first.empty() && !bytes.empty() && bytes != first) __builtin_trap();
       }
     } else {
       if (size < 3) return 0;
