@@ -688,8 +688,9 @@ class Deduper {
         names.add(off);  // a base string already
         continue;
       }
-      if (!btf_.is_shared_str_off(off) && off - start_off >= btf_.strings().size()) continue;  // pass 1's error
-      const std::string_view s = name_text(off);
+      const char* text = name_text(off);
+      if (!text) continue;  // out of range: pass 1's error
+      const std::string_view s = text;
       if (s.empty()) continue;
       if (std::optional<uint32_t> in_base = base.find_string(s, XXH3_64bits(s.data(), s.size()))) names.add(*in_base);
     }
@@ -697,12 +698,13 @@ class Deduper {
   }
 
   // The text at own name offset `off` (past the base's strings), before
-  // pass 1: in the shared region or in the table's own strings.
+  // pass 1: in the shared region or in the table's own strings; nullptr
+  // past them.
   const char* name_text(uint32_t off) const {
     if (btf_.is_shared_str_off(off)) return btf_.shared_strings().data() + (off - Btf::SHARED_STR_BASE);
     const std::span<const char> own_bytes = btf_.strings().bytes();
     if (const uint32_t at = off - btf_.start_str_off(); at < own_bytes.size()) return own_bytes.data() + at;
-    return btf_.str(off).data();  // throws: out of range
+    return nullptr;
   }
 
   // Puts the base's part of a prepared scratch back as index_records()
@@ -1031,6 +1033,7 @@ class Deduper {
           return;
         }
         const char* text = name_text(off);
+        if (!text) text = btf_.str(off).data();  // throws: out of range
         __builtin_prefetch(text);
         texts[n] = text;
         offs[n] = off;

@@ -553,6 +553,12 @@ btf::Btf build_btf(const EncodeOptions& o, const btf::Btf* base, EncodeStats* st
 
 namespace {
 
+// The size of a file's .debug_info (0 without one): how much DWARF it has.
+uint64_t debug_info_size(const elf::ElfFile& elf) {
+  const elf::Section* s = elf.find_section(".debug_info");
+  return s ? s->size : 0;
+}
+
 // The threads for a single file: those asked for (-jN; -j without a
 // number: the cores), but no more than the file has megabytes of DWARF,
 // and at least one. A kernel build runs pahole once per module, as many at
@@ -566,8 +572,7 @@ namespace {
 // 71 -> 54 ms on two threads) keeps them. The output is the same for any
 // count.
 unsigned threads_for(const elf::ElfFile& elf, unsigned asked) {
-  const elf::Section* s = elf.find_section(".debug_info");
-  uint64_t dwarf = s ? s->size : 0;
+  const uint64_t dwarf = debug_info_size(elf);
   unsigned most = asked ? asked : std::max(1u, std::thread::hardware_concurrency());
   return static_cast<unsigned>(std::clamp<uint64_t>(dwarf >> 20, 1, most));
 }
@@ -587,11 +592,7 @@ unsigned threads_for(const elf::ElfFile& elf, unsigned asked) {
 // above, on two threads, the full index built beside the read does
 // better (13 modules of 2-8 MB at -j2, summed: 1.05-1.24 s against
 // 1.16-1.26 s in three alternating rounds).
-bool small_for_its_base(const elf::ElfFile& elf) {
-  constexpr uint64_t kMostDwarf = uint64_t{2} << 20;
-  const elf::Section* s = elf.find_section(".debug_info");
-  return !s || s->size < kMostDwarf;
-}
+bool small_for_its_base(const elf::ElfFile& elf) { return debug_info_size(elf) < (uint64_t{2} << 20); }
 
 // One file, the single-file path: build, then write detached (`out` set)
 // or into the file's .BTF section. `set_threads`: the file alone is
