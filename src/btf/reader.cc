@@ -56,11 +56,19 @@ bool valid_section_name(std::string_view s) {
   return true;
 }
 
+// How strict a Validator is, each level adding to the one before: what
+// every BTF file read must pass (read_raw: what bpftool shows, whatever
+// its names), names as BTF's producers must write them (validate: what the
+// encoder checks), and the rules only the kernel applies
+// (validate_for_kernel).
+enum class Rules { Read, Names, Kernel };
+
 class Validator {
  public:
-  Validator(const Btf& btf, std::string_view section, uint64_t types_offset, bool kernel_only)
-      : btf_(btf), section_(section), types_offset_(types_offset), kernel_only_(kernel_only),
-        identifiers_((uint64_t{btf.end_str_off()} + 63) / 64) {}
+  Validator(const Btf& btf, std::string_view section, uint64_t types_offset, Rules rules)
+      : btf_(btf), section_(section), types_offset_(types_offset), check_names_(rules >= Rules::Names),
+        kernel_only_(rules == Rules::Kernel),
+        identifiers_(check_names_ ? (uint64_t{btf.end_str_off()} + 63) / 64 : 0) {}
 
   // The per-record checks run in parallel chunks of ids; parallel_for
   // reports the lowest chunk's error, so the message is the first record's
@@ -165,10 +173,10 @@ class Validator {
     };
     auto need_identifier = [&] {
       if (!rec[0]) fail(id, 0, "needs a name");
-      if (!identifier_at(rec[0])) fail_name(id, 0, rec[0], "invalid name");
+      if (!identifier_ok(rec[0])) fail_name(id, 0, rec[0], "invalid name");
     };
     auto optional_identifier = [&] {
-      if (rec[0] && !identifier_at(rec[0])) fail_name(id, 0, rec[0], "invalid name");
+      if (rec[0] && !identifier_ok(rec[0])) fail_name(id, 0, rec[0], "invalid name");
     };
 
     switch (kind) {
@@ -210,7 +218,7 @@ class Validator {
           uint32_t w = 3 + 3 * i;
           check_name_off(id, w, rec[w], [&] { return "member " + std::to_string(i) + " "; });
           auto what = [&] { return "member '" + name_text(rec[w]) + "' "; };
-          if (rec[w] && !identifier_at(rec[w])) fail_name(id, w, rec[w], what() + "has an invalid name");
+          if (rec[w] && !identifier_ok(rec[w])) fail_name(id, w, rec[w], what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           if (rec[w + 1] == 0) fail(id, w + 1, what() + "has type void");
           uint32_t off = kflag ? rec[w + 2] & 0xffffff : rec[w + 2];
@@ -232,7 +240,7 @@ class Validator {
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + stride * i;
           check_name_off(id, w, rec[w], [&] { return "value " + std::to_string(i) + " "; });
-          if (!rec[w] || !identifier_at(rec[w]))
+          if (!rec[w] || !identifier_ok(rec[w]))
             fail_name(id, w, rec[w], "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'");
         }
         break;
@@ -255,7 +263,7 @@ class Validator {
           uint32_t w = 3 + 2 * i;
           check_name_off(id, w, rec[w], [&] { return "param " + std::to_string(i) + " "; });
           auto what = [&] { return "param " + std::to_string(i) + " '" + name_text(rec[w]) + "' "; };
-          if (rec[w] && !identifier_at(rec[w])) fail_name(id, w, rec[w], what() + "has an invalid name");
+          if (rec[w] && !identifier_ok(rec[w])) fail_name(id, w, rec[w], what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           // Only a last, unnamed param may be void: the "..." of varargs.
           if (rec[w + 1] == 0 && (i + 1 != vlen || rec[w])) fail(id, w + 1, what() + "has type void");
@@ -270,7 +278,8 @@ class Validator {
           fail(id, 3, "extern linkage (the kernel loads static and global only)");
         break;
       case Kind::Datasec: {
-        if (!valid_section_name(name())) fail(id, 0, rec[0] ? "invalid section name" : "needs a name");
+        if (name().empty()) fail(id, 0, "needs a name");
+        if (check_names_ && !valid_section_name(name())) fail(id, 0, "invalid section name");
         // Sorted by offset and inside the section. Overlap is let through
         // (the kernel refuses it): pahole 1.31 --btf_features=global_var
         // writes the same variable twice at one offset, and dump must show
@@ -325,6 +334,7 @@ class Validator {
   // fewer strings), and reading a name's bytes is a cache miss. A bit set
   // per offset found valid; the chunks run in parallel, hence atomics
   // (relaxed: a bit not seen yet only means the name is read again).
+  bool identifier_ok(uint32_t off) const { return !check_names_ || identifier_at(off); }
   bool identifier_at(uint32_t off) const {
     std::atomic_ref<uint64_t> word(identifiers_[off / 64]);
     const uint64_t bit = uint64_t{1} << (off % 64);
@@ -576,6 +586,7 @@ class Validator {
   const Btf& btf_;
   std::string_view section_;
   uint64_t types_offset_;
+  bool check_names_;  // names are identifiers where BTF wants one (Rules::Names)
   bool kernel_only_;  // also the rules only the kernel applies (see reader.h)
   mutable std::vector<uint64_t> identifiers_;  // identifier_at(): a bit per string offset
 };
@@ -612,10 +623,10 @@ bool is_raw_btf(Bytes bytes) {
 }
 
 void validate(const Btf& btf, std::string_view section, uint64_t types_offset) {
-  Validator(btf, section, types_offset, false).run();
+  Validator(btf, section, types_offset, Rules::Names).run();
 }
 
-void validate_for_kernel(const Btf& btf) { Validator(btf, ".BTF", HEADER_SIZE, true).run(); }
+void validate_for_kernel(const Btf& btf) { Validator(btf, ".BTF", HEADER_SIZE, Rules::Kernel).run(); }
 
 namespace {
 
@@ -710,7 +721,7 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
   // module's base: 9 ms of hashing vmlinux's strings, 15 ms of checks),
   // and so is what the caller builds from the records.
   parallel_for(beside ? 3 : 2, [&](size_t k) {
-    if (k == 0) validate(out, section, type_start);
+    if (k == 0) Validator(out, section, type_start, Rules::Read).run();
     else if (k == 1) out.index_strings();
     else beside(out);
   });

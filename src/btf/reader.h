@@ -6,8 +6,11 @@
 //
 // Everything is checked before anyone looks at a record, along the lines of
 // the kernel's btf.c (header, sections, string table, every record's kind,
-// vlen, names, ids, sizes and offsets, datasec order, reference cycles), so
-// code using a Btf from here can index records and strings without checks.
+// vlen, name offsets, ids, sizes and offsets, datasec order, reference
+// cycles), so code using a Btf from here can index records and strings
+// without checks. Names are not held to C's syntax here, as libbpf does
+// not (bpftool dumps pahole's BTF of C++ code, `box<int>`); validate()
+// adds that rule for what btfc writes.
 // A problem is one btfc::Error: section ".BTF", the byte offset in it, and
 // the type it concerns, e.g.
 //   FILE: .BTF+0x1234: type [42] STRUCT 'foo': member 'bar' type id 99999 out of range
@@ -83,7 +86,7 @@ void read_raw(Btf& out, Bytes bytes, const BesideChecks& beside);
 // btfc::Error if the image does not fit.
 void read_raw_checked_before(Btf& out, Bytes bytes, FlatReader& saved_strings, const BesideChecks& beside);
 
-// What the checks throw for a name that is not a C identifier where BTF
+// What validate() throws for a name that is not a C identifier where BTF
 // wants one (a C++ template's name, a damaged string): the Error, and the
 // name, by which the encoder finds the DIE it came from.
 class InvalidName : public Error {
@@ -95,7 +98,9 @@ class InvalidName : public Error {
   std::string name_;
 };
 
-// The semantic checks read_raw runs, for tables built in memory too.
+// The semantic checks read_raw runs, for tables built in memory too, and
+// names as the kernel wants them: C identifiers (with '.') where BTF
+// wants one, printable section names, none longer than 512 bytes.
 // `types_offset`: where word 0 of the records sits in the section, for
 // error offsets (24 for what write_raw produces).
 void validate(const Btf& btf, std::string_view section = ".BTF", uint64_t types_offset = HEADER_SIZE);

@@ -135,6 +135,31 @@ TEST(BtfDump, CFormatOfPaholeBtfMatchesBpftool) {
   expect_dump_matches_bpftool(obj);
 }
 
+// pahole writes the names of C++ code as DWARF gives them ("box<int>",
+// "operator=="), which the kernel refuses but libbpf reads and bpftool
+// shows: so must dump, and diff must compare such files.
+TEST(BtfDump, CxxNamesAsPaholeWritesThemMatchBpftool) {
+  ASSERT_TRUE(test::tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
+  const std::string source = R"(
+template <typename T> struct box { T v; int n; };
+box<int> b1;
+box<long> b2;
+namespace ns { enum class colour { red, green }; struct inner { colour c; box<char> b; }; }
+ns::inner in;
+bool operator==(box<int> a, box<int> b) { return a.n == b.n; }
+int main() { return (b1 == b1) + b2.n + in.b.n; }
+)";
+  std::string obj = test::compile_c("cxx_names", source, "g++ -x c++ -g -c");
+  test::RunResult r = test::run("pahole -J " + obj);
+  ASSERT_EQ(r.status, 0) << r.err;
+  test::RunResult raw = test::run("bpftool btf dump file " + obj);
+  ASSERT_NE(raw.out.find("STRUCT 'box<int>'"), std::string::npos) << "no C++ name in pahole's BTF:\n" << raw.out;
+  expect_dump_matches_bpftool(obj);
+  expect_dump_matches_bpftool(obj, "", true);
+  test::RunResult same = test::run_btfc("diff " + obj + " " + obj);
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+}
+
 TEST(BtfDump, SplitMatchesBpftool) {
   Btf base = every_kind();
   Btf split(&base);
