@@ -14,6 +14,7 @@
 #include "btf/reader.h"
 #include "cli/command.h"
 #include "dwarf/constants.h"
+#include "dwarf/debug_file.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 #include "layout/diff.h"
@@ -85,6 +86,10 @@ void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
 std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o, std::string* missing = nullptr) {
   std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
   try {
+    // A stripped file's types are in its debug file, as pahole finds it.
+    if (!dwarf::DwarfFile::present(*elf))
+      if (std::unique_ptr<elf::ElfFile> debug = dwarf::open_debug_file(*elf)) elf = std::move(debug);
+    dwarf::DwarfFile::require(*elf);
     dwarf::DwarfFile dw(*elf);
     return layout::layout_dwarf(dw, !elf->big_endian(), o, missing);
   } catch (Error& e) {
@@ -142,7 +147,7 @@ int run_layout(Args args) {
     } catch (Error&) {
       elf = nullptr;  // not ELF: raw BTF
     }
-    format = (elf && elf->find_section(".debug_info")) ? "dwarf" : "btf";
+    format = (elf && dwarf::DwarfFile::present(*elf)) ? "dwarf" : "btf";
   }
   std::string text, missing;
   if (format.rfind("dwarf", 0) == 0)

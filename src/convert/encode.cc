@@ -29,6 +29,7 @@
 #include "convert/elf_output.h"
 #include "convert/unit_types.h"
 #include "dwarf/constants.h"
+#include "dwarf/debug_file.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 #include "elf/write_section.h"
@@ -526,6 +527,8 @@ std::vector<std::string_view> sections_read() {
 }
 
 btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
+  // As pahole: a file without DWARF is an error, not an empty output.
+  dwarf::DwarfFile::require(elf);
   elf.read_ahead(sections_read());
   btf::Btf out = build_attempts(o, elf, base_input, stats);
   check_output(out, o, elf);
@@ -604,13 +607,18 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
   std::unique_ptr<elf::ElfFile> elf;
   try {
     elf = elf::ElfFile::open(input);
+    // A stripped file's types and symbols come from its debug file, as
+    // pahole (libdwfl) finds it; the output still goes into the file.
+    std::unique_ptr<elf::ElfFile> debug;
+    if (!dwarf::DwarfFile::present(*elf)) debug = dwarf::open_debug_file(*elf);
+    const elf::ElfFile& source = debug ? *debug : *elf;
     if (set_threads) {
-      set_jobs(threads_for(*elf, o.jobs));
+      set_jobs(threads_for(source, o.jobs));
       tune_allocator(jobs());
       stats.threads = jobs();
-      base_input.index_per_table = small_for_its_base(*elf);
+      base_input.index_per_table = small_for_its_base(source);
     }
-    btf::Btf out = build(o, *elf, base_input, stats);
+    btf::Btf out = build(o, source, base_input, stats);
     // pahole writes nothing when there is nothing to encode (1.2).
     if (out.type_count() == 0) return stats;
     PhaseTimer t("write");

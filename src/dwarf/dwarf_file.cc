@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "base/parallel.h"
+#include "dwarf/debug_file.h"
 
 namespace btfc::dwarf {
 
@@ -61,6 +62,23 @@ class ReleaseBatch {
 
 DwarfFile::DwarfFile(const elf::ElfFile& elf) : DwarfFile(elf, Options()) {}
 
+bool DwarfFile::present(const elf::ElfFile& elf) {
+  return find_any(elf, {".debug_info", ".zdebug_info", ".debug_info.dwo", ".debug_types", ".zdebug_types",
+                        ".debug_types.dwo"}) != nullptr;
+}
+
+// Why a file has no DWARF to read, as pahole puts it, and where its debug
+// file was looked for (debug_file.h).
+void DwarfFile::require(const elf::ElfFile& elf) {
+  if (present(elf)) return;
+  std::string message = "no DWARF type information (no .debug_info section)";
+  const std::vector<std::string> places = debug_file_candidates(elf);
+  for (size_t i = 0; i < places.size(); i++)
+    message += (i == 0 ? ", and no debug file of its build at " : i + 1 == places.size() ? " or " : ", ") +
+               places[i];
+  throw Error(message);
+}
+
 DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path()), elf_(&elf) {
   try {
     if (options.relocate_by_unit) {
@@ -79,7 +97,7 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
     }
     read_sections(elf, main_);
     read_units(main_, false, units_);
-    load_alt(elf, options);
+    if (!units_.empty()) load_alt(elf, options);
     read_abbrevs(units_, main_);
     if (parts_ && has_cross_unit_forms()) {
       // Units read one another's DIEs: the section is relocated whole

@@ -363,9 +363,18 @@ class DwarfFile {
                                                        ".debug_str",      ".debug_line_str",    ".debug_str_offsets",
                                                        ".debug_addr"};
 
+  // Does `elf` hold DWARF units at all (.debug_info or .debug_types, in
+  // any of their spellings)?
+  static bool present(const elf::ElfFile& elf);
+  // Throws, for a command that needs DWARF, if !present(elf): an Error
+  // naming the places its debug file was looked for, if it names one
+  // (dwarf/debug_file.h). The caller adds the file's name.
+  static void require(const elf::ElfFile& elf);
+
   // Reads the unit headers of .debug_info and .debug_types, their
   // abbreviation tables and root DIEs, and the alternate file if
-  // .gnu_debugaltlink or .debug_sup names one. Errors carry the file name.
+  // .gnu_debugaltlink or .debug_sup names one (not for a file with no
+  // units: a stripped binary keeps the link). Errors carry the file name.
   explicit DwarfFile(const elf::ElfFile& elf);
   DwarfFile(const elf::ElfFile& elf, Options options);
   ~DwarfFile();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <string>
@@ -212,6 +213,86 @@ TEST(Cli, OutputOverAnInputIsRefused) {
   }
   EXPECT_EQ(read_file(obj), obj_before);
   EXPECT_EQ(read_file(base), base_before);
+}
+
+// A file with no DWARF is an error, as for pahole (Debian's, the oracle),
+// never an empty output and exit 0: an object built without -g, and a
+// stripped program whose debug file is nowhere to be found, whose message
+// names the places looked at. The previous output and the input stay as
+// they were.
+TEST(Cli, FileWithoutDwarfIsAnError) {
+  ASSERT_TRUE(tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
+  const std::string source = "struct s { int a; } v;\nint main(void) { return v.a; }\n";
+  std::string plain = compile_c("no_dwarf", source, "gcc -O2 -c");
+  std::string exe = compile_c("stripped_alone", source, "gcc -g -Wl,--build-id=none");
+  ASSERT_EQ(run("objcopy --strip-debug --add-gnu-debuglink=/dev/null " + exe).status, 0);  // links 'null'
+  const std::string dir = std::filesystem::path(exe).parent_path().string();
+  const std::string no_dwarf = ": no DWARF type information (no .debug_info section)";
+  const std::pair<std::string, std::string> cases[] = {
+      {plain, plain + no_dwarf},
+      {exe, exe + no_dwarf + ", and no debug file of its build at " + dir + "/null, " + dir + "/.debug/null or " +
+                "/usr/lib/debug" + dir + "/null"},
+  };
+  for (const auto& [file, message] : cases) {
+    const std::string out = file + ".btf";
+    std::ofstream(out) << "previous";
+    const std::string before = read_file(file);
+    for (const std::string& command : {"encode --btf_encode_detached=" + out + " " + file, "encode " + file,
+                                       "layout -F dwarf " + file, "btfdiff " + file}) {
+      RunResult r = run_btfc(command);
+      EXPECT_EQ(r.status, 1) << command;
+      EXPECT_EQ(r.err, "btfc: " + message + "\n") << command;
+    }
+    EXPECT_EQ(read_file(out), "previous");
+    EXPECT_EQ(read_file(file), before) << file << " was changed";
+    RunResult p = run("pahole -J --btf_encode_detached=" + file + ".pahole.btf " + file);
+    EXPECT_NE(p.status, 0) << "pahole encoded " << file << " without DWARF";
+    // Its DIEs can be counted all the same: none.
+    RunResult stats = run_btfc("stats " + file);
+    EXPECT_EQ(stats.status, 0) << stats.err;
+    EXPECT_EQ(stats.out, "units 0\ndies 0\n");
+  }
+}
+
+// A stripped program's types come from its debug file, found as pahole
+// (libdwfl) finds it: by build ID, or by the .gnu_debuglink name beside
+// it or in .debug/ with its CRC-32 checked; one of another build is passed
+// over. The encode (detached and in place, into the stripped file) gives
+// the types of the unstripped program, and pahole finds the same file.
+TEST(Cli, StrippedFileReadsItsDebugFile) {
+  ASSERT_TRUE(tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
+  const std::string source = "struct s { int a; long b; } v;\nint main(void) { return v.a; }\n";
+  for (const std::string build_id : {"--build-id=sha1", "--build-id=none"}) {
+    const std::string name = build_id == "--build-id=none" ? "by_crc" : "by_build_id";
+    std::string exe = compile_c(name, source, "gcc -g -Wl," + build_id);
+    const std::string dir = std::filesystem::path(exe).parent_path().string();
+    ASSERT_EQ(run_btfc("encode --btf_encode_detached=" + exe + ".full.btf " + exe).status, 0);
+    // The debug file in .debug/, the program stripped and linked to it.
+    std::filesystem::create_directories(dir + "/.debug");
+    const std::string debug = dir + "/.debug/" + name + ".debug";
+    ASSERT_EQ(run("objcopy --only-keep-debug " + exe + " " + debug).status, 0);
+    ASSERT_EQ(run("objcopy --strip-debug --add-gnu-debuglink=" + debug + " " + exe).status, 0);
+    RunResult r = run_btfc("encode --btf_encode_detached=" + exe + ".btf " + exe);
+    ASSERT_EQ(r.status, 0) << build_id << ": " << r.err;
+    RunResult same = run_btfc("diff " + exe + ".full.btf " + exe + ".btf");
+    EXPECT_EQ(same.status, 0) << build_id << ": " << same.out;
+    RunResult p = run("pahole -J --btf_encode_detached=" + exe + ".pahole.btf " + exe);
+    EXPECT_EQ(p.status, 0) << build_id << ": pahole did not find the debug file: " << p.err;
+    RunResult layout = run_btfc("layout -F dwarf " + exe);
+    EXPECT_EQ(layout.status, 0) << layout.err;
+    EXPECT_NE(layout.out.find("long int                   b;"), std::string::npos) << layout.out;
+    // In place: .BTF goes into the stripped program.
+    ASSERT_EQ(run_btfc("encode " + exe).status, 0);
+    RunResult in_place = run_btfc("diff " + exe + ".full.btf " + exe);
+    EXPECT_EQ(in_place.status, 0) << build_id << ": " << in_place.out << in_place.err;
+
+    // A debug file of another build in its place is passed over.
+    std::string other = compile_c(name + "_other", source + "int w;\n", "gcc -g -Wl," + build_id);
+    ASSERT_EQ(run("objcopy --only-keep-debug " + other + " " + debug).status, 0);
+    RunResult passed_over = run_btfc("encode --btf_encode_detached=" + exe + ".btf " + exe);
+    EXPECT_EQ(passed_over.status, 1) << build_id;
+    EXPECT_NE(passed_over.err.find("no debug file of its build at"), std::string::npos) << passed_over.err;
+  }
 }
 
 }  // namespace

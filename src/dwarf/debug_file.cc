@@ -1,0 +1,110 @@
+// See debug_file.h.
+#include "dwarf/debug_file.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include "base/reader.h"
+#include "dwarf/dwarf_file.h"
+
+namespace btfc::dwarf {
+namespace {
+
+constexpr uint32_t SHT_NOTE = 7, NT_GNU_BUILD_ID = 3;
+
+// The GNU build ID note's bytes, or empty. Notes are namesz, descsz, type,
+// then the name and the descriptor, each padded to 4 bytes.
+Bytes build_id(const elf::ElfFile& elf) {
+  for (const elf::Section& s : elf.sections()) {
+    if (s.type != SHT_NOTE) continue;
+    Reader r(elf.raw_data(s), s.name, elf.big_endian());
+    try {
+      while (r.remaining() >= 12) {
+        const uint32_t namesz = r.u32(), descsz = r.u32(), type = r.u32();
+        const Bytes name = r.take((uint64_t{namesz} + 3) & ~uint64_t{3});
+        const Bytes desc = r.take((uint64_t{descsz} + 3) & ~uint64_t{3});
+        if (type == NT_GNU_BUILD_ID && namesz == 4 && std::string_view(reinterpret_cast<const char*>(name.data()), 4) ==
+                                                         std::string_view("GNU", 4))
+          return desc.first(descsz);
+      }
+    } catch (const Error&) {
+      // A damaged note names no build: as if there were none.
+    }
+  }
+  return {};
+}
+
+struct DebugLink {
+  std::string_view name;
+  uint32_t crc = 0;
+};
+
+// .gnu_debuglink: the file name, NUL, padding to 4 bytes, a CRC-32.
+std::optional<DebugLink> debug_link(const elf::ElfFile& elf) {
+  const elf::Section* s = elf.find_section_exact(".gnu_debuglink");
+  if (!s) return std::nullopt;
+  Reader r(elf.raw_data(*s), s->name, elf.big_endian());
+  try {
+    DebugLink link;
+    link.name = r.cstr();
+    r.seek((r.pos() + 3) & ~size_t{3});
+    link.crc = r.u32();
+    if (link.name.empty() || link.name.find('/') != std::string_view::npos) return std::nullopt;
+    return link;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::string hex(Bytes b) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (uint8_t c : b) s += {digits[c >> 4], digits[c & 15]};
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf, const std::string& debug_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  const std::string id = hex(build_id(elf));
+  if (id.size() >= 4) out.push_back(debug_dir + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug");
+  std::error_code ec;
+  const fs::path path = fs::absolute(fs::path(elf.path()), ec);
+  const fs::path dir = path.parent_path();
+  // Without a link, libdwfl makes one up, FILE.debug, and tries FILE's
+  // own name under the debug folder too (Debian's kernel -dbg package:
+  // /usr/lib/debug/lib/modules/VERSION/...): those need the build ID.
+  const std::optional<DebugLink> link = debug_link(elf);
+  if (!link && id.empty()) return out;
+  const std::string name = link ? std::string(link->name) : path.filename().string() + ".debug";
+  out.push_back((dir / name).string());
+  out.push_back((dir / ".debug" / name).string());
+  out.push_back((fs::path(debug_dir) / dir.relative_path() / name).string());
+  if (!link) out.push_back((fs::path(debug_dir) / dir.relative_path() / path.filename()).string());
+  return out;
+}
+
+std::unique_ptr<elf::ElfFile> open_debug_file(const elf::ElfFile& elf, const std::string& debug_dir) {
+  namespace fs = std::filesystem;
+  const Bytes id = build_id(elf);
+  const std::optional<DebugLink> link = debug_link(elf);
+  for (const std::string& c : debug_file_candidates(elf, debug_dir)) {
+    std::error_code ec;
+    if (!fs::is_regular_file(c, ec) || fs::equivalent(c, elf.path(), ec)) continue;
+    std::unique_ptr<elf::ElfFile> candidate = elf::ElfFile::open(c);
+    const Bytes bytes = candidate->bytes();
+    const bool same_build = !id.empty() ? std::ranges::equal(build_id(*candidate), id)
+                                        : link && crc32_z(0, bytes.data(), bytes.size()) == link->crc;
+    // (Without a build ID no candidate is made up: see debug_file_candidates.)
+    if (same_build && DwarfFile::present(*candidate)) return candidate;
+  }
+  return nullptr;
+}
+
+}  // namespace btfc::dwarf
