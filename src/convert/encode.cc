@@ -117,6 +117,9 @@ struct NamesNotDistinct {};
 struct Attempt {
   bool by_unit = true;          // relocate a module's units one by one
   bool names_by_offset = true;  // groups keep .debug_str offsets as names
+  // Whose .BTF_ids names the kfuncs: the file itself, not the debug file
+  // its DWARF came from, where the section is empty (null: the same).
+  const elf::ElfFile* btf_ids_file = nullptr;
 };
 
 // `by_unit`: relocate a module's units one by one (DwarfFile::Options::
@@ -144,7 +147,8 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
         dw.emplace(elf, dwarf::DwarfFile::Options{.load_alt = o.load_alt, .relocate_by_unit = by_unit, .copy_by_unit = true});
         used_by_unit = dw->by_unit();
       }
-      if (k == 1) functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs});
+      if (k == 1)
+        functions.emplace(elf, FunctionIndex::Options{.kfuncs = o.decl_tag_kfuncs, .btf_ids_file = attempt.btf_ids_file});
       if (k == 2) variables.emplace(elf, vopts);
       if (k == 3) base_input.complete();
     });
@@ -494,10 +498,11 @@ void check_output(const btf::Btf& out, const EncodeOptions& o, const elf::ElfFil
 // encoded again with names by text. A relocatable file's .debug_str holds
 // each object's strings apart (ext4.ko: 137k of its 151k strings are
 // repeats), so it goes by text from the start.
-btf::Btf build_attempts(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
+btf::Btf build_attempts(const EncodeOptions& o, const elf::ElfFile& elf, const elf::ElfFile* btf_ids_file,
+                        BaseInput& base_input, EncodeStats& stats) {
   const EncodeStats before = stats;
   const bool linked = elf.type() != elf::ET_REL;
-  Attempt attempt{.by_unit = true, .names_by_offset = linked};
+  Attempt attempt{.by_unit = true, .names_by_offset = linked, .btf_ids_file = btf_ids_file};
   for (;;) {
     stats = before;
     stats.files_names_redone = linked && !attempt.names_by_offset;
@@ -526,11 +531,14 @@ std::vector<std::string_view> sections_read() {
   return names;
 }
 
-btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats) {
+// `elf` holds the DWARF: the file, or the debug file of a stripped one
+// (`btf_ids_file`, whose .BTF_ids names the kfuncs).
+btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_input, EncodeStats& stats,
+               const elf::ElfFile* btf_ids_file = nullptr) {
   // As pahole: a file without DWARF is an error, not an empty output.
   dwarf::DwarfFile::require(elf);
   elf.read_ahead(sections_read());
-  btf::Btf out = build_attempts(o, elf, base_input, stats);
+  btf::Btf out = build_attempts(o, elf, btf_ids_file, base_input, stats);
   check_output(out, o, elf);
   return out;
 }
@@ -618,7 +626,7 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
       stats.threads = jobs();
       base_input.index_per_table = small_for_its_base(source);
     }
-    btf::Btf out = build(o, source, base_input, stats);
+    btf::Btf out = build(o, source, base_input, stats, debug ? elf.get() : nullptr);
     // pahole writes nothing when there is nothing to encode (1.2).
     if (out.type_count() == 0) return stats;
     PhaseTimer t("write");

@@ -89,7 +89,7 @@ FunctionIndex::FunctionIndex(const elf::ElfFile& elf, Options options) {
     while (slots_[i] != kNoSlot) i = (i + 1) & (cap - 1);
     slots_[i] = (h & 0xffffffff00000000ull) | e;
   }
-  if (options.kfuncs) read_kfuncs(elf);
+  if (options.kfuncs) read_kfuncs(options.btf_ids_file ? *options.btf_ids_file : elf);
   machine_ = elf.machine();
   address_size_ = elf.address_size();
   if (const elf::Section* sec = elf.find_section(kLocLists)) loc_.loclists = elf.section_data(*sec);

@@ -39,6 +39,9 @@ class FunctionIndex {
  public:
   struct Options {
     bool kfuncs = false;  // read .BTF_ids kfunc sets (decl_tag_kfuncs)
+    // The file whose .BTF_ids and symbols give them, if not the one
+    // indexed: a stripped file, indexed through its debug file.
+    const elf::ElfFile* btf_ids_file = nullptr;
   };
   static constexpr uint32_t kNone = UINT32_MAX;
 

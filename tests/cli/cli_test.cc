@@ -295,5 +295,31 @@ TEST(Cli, StrippedFileReadsItsDebugFile) {
   }
 }
 
+// A stripped kernel-like file's kfuncs: the debug file keeps .BTF_ids
+// empty, so its kfunc sets are read from the stripped file itself (as
+// pahole does), and the decl tags are those of the unstripped file.
+TEST(Cli, StrippedFileKeepsItsKfuncTags) {
+  const std::string source = R"(
+asm(".pushsection .BTF_ids,\"a\"\n"
+    "__BTF_ID__set8__my_set:\n"
+    ".long 1\n .long 1\n"
+    "__BTF_ID__func__kf_one__1:\n .long 0\n .long 0\n"
+    ".size __BTF_ID__set8__my_set, 16\n"
+    ".popsection\n");
+int kf_one(int a) { return a + 1; }
+)";
+  std::string so = compile_c("stripped_kfuncs", source, "gcc -O2 -g -fPIC -shared -nostdlib -Wl,--build-id=sha1");
+  const std::string flags = "encode --btf_features=default --btf_encode_detached=";
+  ASSERT_EQ(run_btfc(flags + so + ".full.btf " + so).status, 0);
+  ASSERT_EQ(run("objcopy --only-keep-debug " + so + " " + so + ".debug").status, 0);
+  ASSERT_EQ(run("objcopy --strip-debug --add-gnu-debuglink=" + so + ".debug " + so).status, 0);
+  RunResult r = run_btfc(flags + so + ".btf " + so);
+  ASSERT_EQ(r.status, 0) << r.err;
+  RunResult dump = run_btfc("dump " + so + ".btf");
+  EXPECT_NE(dump.out.find("DECL_TAG 'bpf_kfunc'"), std::string::npos) << dump.out;
+  RunResult same = run_btfc("diff " + so + ".full.btf " + so + ".btf");
+  EXPECT_EQ(same.status, 0) << same.out;
+}
+
 }  // namespace
 }  // namespace btfc::test
