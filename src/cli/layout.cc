@@ -147,7 +147,8 @@ int run_layout(Args args) {
     } catch (Error&) {
       elf = nullptr;  // not ELF: raw BTF
     }
-    format = (elf && dwarf::DwarfFile::present(*elf)) ? "dwarf" : "btf";
+    // (A stripped file has DWARF when its debug file is found.)
+    format = (elf && (dwarf::DwarfFile::present(*elf) || dwarf::open_debug_file(*elf))) ? "dwarf" : "btf";
   }
   std::string text, missing;
   if (format.rfind("dwarf", 0) == 0)

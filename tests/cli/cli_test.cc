@@ -278,9 +278,11 @@ TEST(Cli, StrippedFileReadsItsDebugFile) {
     EXPECT_EQ(same.status, 0) << build_id << ": " << same.out;
     RunResult p = run("pahole -J --btf_encode_detached=" + exe + ".pahole.btf " + exe);
     EXPECT_EQ(p.status, 0) << build_id << ": pahole did not find the debug file: " << p.err;
-    RunResult layout = run_btfc("layout -F dwarf " + exe);
-    EXPECT_EQ(layout.status, 0) << layout.err;
-    EXPECT_NE(layout.out.find("long int                   b;"), std::string::npos) << layout.out;
+    for (const std::string format : {"-F dwarf ", ""}) {  // DWARF is the default when it is found
+      RunResult layout = run_btfc("layout " + format + exe);
+      EXPECT_EQ(layout.status, 0) << format << layout.err;
+      EXPECT_NE(layout.out.find("long int                   b;"), std::string::npos) << format << layout.out;
+    }
     // In place: .BTF goes into the stripped program.
     ASSERT_EQ(run_btfc("encode " + exe).status, 0);
     RunResult in_place = run_btfc("diff " + exe + ".full.btf " + exe);
