@@ -147,8 +147,11 @@ int run_layout(Args args) {
     } catch (Error&) {
       elf = nullptr;  // not ELF: raw BTF
     }
-    // (A stripped file has DWARF when its debug file is found.)
-    format = (elf && (dwarf::DwarfFile::present(*elf) || dwarf::open_debug_file(*elf))) ? "dwarf" : "btf";
+    // (A stripped file has DWARF when its debug file is found.) An ELF
+    // file with neither DWARF nor .BTF gets the DWARF side's message,
+    // which names where its debug file was looked for.
+    const bool dwarf = elf && (dwarf::DwarfFile::present(*elf) || dwarf::open_debug_file(*elf));
+    format = dwarf || (elf && !elf->find_section_exact(".BTF")) ? "dwarf" : "btf";
   }
   std::string text, missing;
   if (format.rfind("dwarf", 0) == 0)

@@ -238,7 +238,7 @@ TEST(Cli, FileWithoutDwarfIsAnError) {
     std::ofstream(out) << "previous";
     const std::string before = read_file(file);
     for (const std::string& command : {"encode --btf_encode_detached=" + out + " " + file, "encode " + file,
-                                       "layout -F dwarf " + file, "btfdiff " + file}) {
+                                       "layout -F dwarf " + file, "layout " + file, "btfdiff " + file}) {
       RunResult r = run_btfc(command);
       EXPECT_EQ(r.status, 1) << command;
       EXPECT_EQ(r.err, "btfc: " + message + "\n") << command;
