@@ -83,12 +83,22 @@ void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
   }
 }
 
-std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o, std::string* missing = nullptr) {
-  std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
+// `elf`, or the debug file of a stripped one, as pahole finds it: where
+// its DWARF is, if anywhere.
+std::unique_ptr<elf::ElfFile> dwarf_source(std::unique_ptr<elf::ElfFile> elf) {
   try {
-    // A stripped file's types are in its debug file, as pahole finds it.
-    if (!dwarf::DwarfFile::present(*elf))
-      if (std::unique_ptr<elf::ElfFile> debug = dwarf::open_debug_file(*elf)) elf = std::move(debug);
+    if (std::unique_ptr<elf::ElfFile> debug = dwarf::open_debug_file(*elf)) return debug;
+  } catch (Error& e) {
+    throw e.with_file(elf->path());
+  }
+  return elf;
+}
+
+// `source`: dwarf_source() of the file at `path`, if the caller has it.
+std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o, std::string* missing = nullptr,
+                       std::unique_ptr<elf::ElfFile> source = nullptr) {
+  std::unique_ptr<elf::ElfFile> elf = source ? std::move(source) : dwarf_source(elf::ElfFile::open(path));
+  try {
     dwarf::DwarfFile::require(*elf);
     dwarf::DwarfFile dw(*elf);
     return layout::layout_dwarf(dw, !elf->big_endian(), o, missing);
@@ -140,22 +150,22 @@ int run_layout(Args args) {
     else throw UsageError{"more than one FILE"};
   }
   if (file.empty()) throw UsageError{"missing FILE"};
+  std::unique_ptr<elf::ElfFile> source;  // dwarf_source() of FILE, when the default format opened it
   if (format.empty()) {
-    std::unique_ptr<elf::ElfFile> elf;
     try {
-      elf = elf::ElfFile::open(file);
+      source = elf::ElfFile::open(file);
     } catch (Error&) {
-      elf = nullptr;  // not ELF: raw BTF
+      source = nullptr;  // not ELF: raw BTF
     }
+    if (source) source = dwarf_source(std::move(source));
     // (A stripped file has DWARF when its debug file is found.) An ELF
     // file with neither DWARF nor .BTF gets the DWARF side's message,
     // which names where its debug file was looked for.
-    const bool dwarf = elf && (dwarf::DwarfFile::present(*elf) || dwarf::open_debug_file(*elf));
-    format = dwarf || (elf && !elf->find_section_exact(".BTF")) ? "dwarf" : "btf";
+    format = source && (dwarf::DwarfFile::present(*source) || !source->find_section_exact(".BTF")) ? "dwarf" : "btf";
   }
   std::string text, missing;
   if (format.rfind("dwarf", 0) == 0)
-    text = dwarf_side(file, o, &missing);
+    text = dwarf_side(file, o, &missing, std::move(source));
   else if (format.rfind("btf", 0) == 0)
     text = btf_side(file, base, o, &missing);
   else

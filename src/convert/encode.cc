@@ -617,8 +617,7 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
     elf = elf::ElfFile::open(input);
     // A stripped file's types and symbols come from its debug file, as
     // pahole (libdwfl) finds it; the output still goes into the file.
-    std::unique_ptr<elf::ElfFile> debug;
-    if (!dwarf::DwarfFile::present(*elf)) debug = dwarf::open_debug_file(*elf);
+    std::unique_ptr<elf::ElfFile> debug = dwarf::open_debug_file(*elf);
     const elf::ElfFile& source = debug ? *debug : *elf;
     if (set_threads) {
       set_jobs(threads_for(source, o.jobs));

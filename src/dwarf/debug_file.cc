@@ -60,20 +60,21 @@ std::optional<DebugLink> debug_link(const elf::ElfFile& elf) {
   }
 }
 
-std::string hex(Bytes b) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (uint8_t c : b) s += {digits[c >> 4], digits[c & 15]};
-  return s;
-}
-
 }  // namespace
+
+std::string build_id_path(const std::string& debug_dir, Bytes build_id) {
+  if (build_id.size() < 2) return "";
+  static const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t c : build_id) hex += {digits[c >> 4], digits[c & 15]};
+  return debug_dir + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+}
 
 std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf, const std::string& debug_dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
-  const std::string id = hex(build_id(elf));
-  if (id.size() >= 4) out.push_back(debug_dir + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug");
+  const Bytes id = build_id(elf);
+  if (std::string by_id = build_id_path(debug_dir, id); !by_id.empty()) out.push_back(std::move(by_id));
   std::error_code ec;
   const fs::path path = fs::absolute(fs::path(elf.path()), ec);
   const fs::path dir = path.parent_path();
@@ -92,6 +93,7 @@ std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf, const st
 
 std::unique_ptr<elf::ElfFile> open_debug_file(const elf::ElfFile& elf, const std::string& debug_dir) {
   namespace fs = std::filesystem;
+  if (DwarfFile::present(elf)) return nullptr;
   const Bytes id = build_id(elf);
   const std::optional<DebugLink> link = debug_link(elf);
   for (const std::string& c : debug_file_candidates(elf, debug_dir)) {

@@ -27,10 +27,15 @@
 
 namespace btfc::dwarf {
 
-// Only for a file without DWARF (DwarfFile::present): its debug file, or
-// null if it names none or none of the places holds one of its build.
+// The debug file of a file without DWARF (DwarfFile::present), or null:
+// for a file with DWARF, or one that names none, or when none of the
+// places holds one of its build.
 std::unique_ptr<elf::ElfFile> open_debug_file(const elf::ElfFile& elf,
                                               const std::string& debug_dir = "/usr/lib/debug");
+
+// DEBUG_DIR/.build-id/xx/yyyy.debug for a build ID (a file's note, or the
+// one .gnu_debugaltlink gives a dwz file), or "" for one under 2 bytes.
+std::string build_id_path(const std::string& debug_dir, Bytes build_id);
 
 // The places open_debug_file looks at, in its order (for messages).
 std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf,

@@ -495,12 +495,8 @@ void DwarfFile::load_alt(const elf::ElfFile& elf, const Options& options) {
   if (p.is_absolute()) candidates.push_back(p.string());
   else candidates.push_back((fs::path(path_).parent_path() / p).string());
   candidates.push_back((fs::path(options.debug_dir) / ".dwz" / p.filename()).string());
-  if (build_id.size() >= 2) {
-    static const char* digits = "0123456789abcdef";
-    std::string hexid;
-    for (uint8_t b : build_id) hexid += {digits[b >> 4], digits[b & 15]};
-    candidates.push_back(options.debug_dir + "/.build-id/" + hexid.substr(0, 2) + "/" + hexid.substr(2) + ".debug");
-  }
+  if (std::string by_id = build_id_path(options.debug_dir, build_id); !by_id.empty())
+    candidates.push_back(std::move(by_id));
   std::error_code ec;
   for (const std::string& c : candidates) {
     if (!fs::is_regular_file(c, ec)) continue;
