@@ -78,7 +78,10 @@ void StringTable::index(uint32_t off, uint64_t h) {
 
 void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
   reserve_prefaulted(data_, bytes.size());  // a base's megabytes, copied while its reader waits
-  data_.assign(bytes.begin(), bytes.end());
+  // As chars: from unsigned chars, assign() copies byte by byte (vmlinux's
+  // 2 MB: 9M instructions against a memcpy's few hundred thousand).
+  const char* from = reinterpret_cast<const char*>(bytes.data());
+  data_.assign(from, from + bytes.size());
   unique_ = false;
   drop_index();
 }
