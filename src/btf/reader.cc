@@ -373,8 +373,9 @@ class Validator {
 
   // The size in bytes of a type, or nullopt if unknown here (pointers: the
   // target's pointer size is not recorded in BTF).
-  std::optional<uint64_t> size_of(TypeId id, int depth = 0) const {
-    id = skip_modifiers(id);
+  std::optional<uint64_t> size_of(TypeId id, int depth = 0) const { return size_of_skipped(skip_modifiers(id), depth); }
+  // The same for an id skip_modifiers() has been through already.
+  std::optional<uint64_t> size_of_skipped(TypeId id, int depth = 0) const {
     if (id == 0 || depth > 64) return std::nullopt;
     const uint32_t* rec = btf_.record(id);
     switch (info_kind(rec[1])) {
@@ -397,32 +398,47 @@ class Validator {
     TypeId start = btf_.start_id();
     uint32_t n = btf_.type_count();
     std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
+    // A frame holds where its record's by-value edges are (see
+    // by_value_edges), read once rather than once per edge.
     struct Frame {
       TypeId id;
-      uint32_t next;
+      const uint32_t* edge;  // the next edge's word
+      uint32_t left;          // edges not taken yet
+      uint32_t stride;        // words from one edge to the next
+    };
+    auto frame = [&](TypeId id) {
+      const uint32_t* rec = btf_.record(id);
+      const Edges e = by_value_edges(rec);
+      return Frame{id, rec + e.first, e.count, e.stride};
     };
     std::vector<Frame> stack;
     for (TypeId root = start; root < btf_.end_id(); ++root) {
       if (state[root - start]) continue;
-      stack.push_back({root, 0});
+      stack.push_back(frame(root));
       state[root - start] = 1;
       while (!stack.empty()) {
         Frame& f = stack.back();
-        std::optional<TypeId> child = by_value_edge(f.id, f.next++);
-        if (!child) {
+        if (f.left == 0) {
           state[f.id - start] = 2;
           stack.pop_back();
           continue;
         }
-        TypeId c = *child;
+        TypeId c = *f.edge;
+        f.edge += f.stride;
+        --f.left;
         if (c < start) continue;  // the base is already checked and cannot point back
         if (state[c - start] == 1) {
           TypeId from = f.id;
           fail(c, 2, "reference cycle through " + describe(from).substr(5));
         }
         if (state[c - start] == 0) {
+          Frame child = frame(c);
+          if (child.left == 0) {
+            state[c - start] = 2;  // no edges: done as soon as met
+            continue;
+          }
           state[c - start] = 1;
-          stack.push_back({c, 0});
+          stack.push_back(child);
         }
       }
     }
@@ -459,22 +475,22 @@ class Validator {
     }
   }
 
-  // The i-th by-value reference of a record, nullopt past the last.
-  std::optional<TypeId> by_value_edge(TypeId id, uint32_t i) const {
-    const uint32_t* rec = btf_.record(id);
+  // A record's by-value references: `count` words, the first at word
+  // `first` of the record, `stride` words apart.
+  struct Edges {
+    uint32_t first = 0, count = 0, stride = 1;
+  };
+  static Edges by_value_edges(const uint32_t* rec) {
     switch (info_kind(rec[1])) {
       case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
       case Kind::Var:
-        if (i == 0 && rec[2]) return rec[2];
-        return std::nullopt;
+        return {2, rec[2] ? 1u : 0u, 1};
       case Kind::Array:
-        if (i == 0) return rec[3];
-        return std::nullopt;
+        return {3, 1, 1};
       case Kind::Struct: case Kind::Union:
-        if (i < info_vlen(rec[1])) return rec[4 + 3 * i];
-        return std::nullopt;
+        return {4, info_vlen(rec[1]), 3};
       default:
-        return std::nullopt;
+        return {};
     }
   }
 
@@ -504,7 +520,8 @@ class Validator {
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + 3 * i;
           TypeId t = rec[w + 1];
-          Kind mk = kind_of(skip_modifiers(t));
+          const TypeId skipped = skip_modifiers(t);
+          Kind mk = kind_of(skipped);
           auto what = [&] { return "member '" + name_text(rec[w]) + "' "; };
           // By value, so it needs a size: no FWD (the kernel's "Invalid member").
           if (is_not_a_type(kind_of(t)) || is_not_a_type(mk) || has_no_size(mk))
@@ -520,7 +537,7 @@ class Validator {
             if (mk != Kind::Int) fail(id, w + 2, what() + "is not byte aligned");
             continue;  // an old-style bitfield: the INT's nr_bits say how wide
           }
-          auto size = size_of(t);
+          auto size = size_of_skipped(skipped);
           if (size && off / 8 + *size > rec[2])
             fail(id, w + 2, what() + "(" + std::to_string(*size) + " bytes at byte " + std::to_string(off / 8) +
                                 ") runs past the end (size " + std::to_string(rec[2]) + ")");
