@@ -422,7 +422,8 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index, const BaseName
   });
   constexpr size_t kAhead = 16;
   const size_t n = entries.size();
-  index.reserve(static_cast<size_t>(std::count_if(entries.begin(), entries.end(), [](const Entry& e) { return e.id; })));
+  const auto adds = std::count_if(entries.begin(), entries.end(), [](const Entry& e) { return e.id != 0; });
+  index.reserve(static_cast<size_t>(adds));
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) index.prefetch(entries[i + kAhead].tag);
     if (i + kAhead / 2 < n) index.prefetch_front(entries[i + kAhead / 2].tag);

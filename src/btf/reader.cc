@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <cstring>
 #include <memory>
