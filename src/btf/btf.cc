@@ -295,9 +295,7 @@ const uint32_t* Btf::record_elsewhere(TypeId id) const {
 
 TypeView Btf::type(TypeId id) const {
   const uint32_t* rec = record(id);
-  const Btf* owner = this;
-  while (owner->start_id_ > id) owner = owner->base_;
-  return TypeView(owner, id, rec);
+  return TypeView(&owner(id), id, rec);
 }
 
 void Btf::reserve(size_t types, size_t words, size_t string_bytes) {

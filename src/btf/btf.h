@@ -442,6 +442,13 @@ class Btf {
   // `id` in [1, end_id()) (base ids reach into the base); throws otherwise.
   TypeView type(TypeId id) const;
   Kind kind(TypeId id) const { return info_kind(record(id)[1]); }
+  // The table of this one's base chain whose own ids hold `id` (id <
+  // end_id()): this one, its base, or the base's base.
+  const Btf& owner(TypeId id) const {
+    const Btf* t = this;
+    while (t->start_id_ > id) t = t->base_;
+    return *t;
+  }
   // An own id in a few instructions here (checks read every record of a
   // table, and a module's base has 100k); base ids and errors out of line.
   const uint32_t* record(TypeId id) const {

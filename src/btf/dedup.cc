@@ -604,15 +604,10 @@ class Deduper {
       prefault(hypot_.data(), start_ * sizeof(hypot_[0]));
       // Through the table that holds each id (the base, or its base):
       // btf_.record() of a base id takes an out-of-line call per id.
-      auto owner_of = [&](uint32_t id) {
-        const Btf* t = &btf_;
-        while (t->start_id() > id) t = t->base();
-        return t;
-      };
       parallel_for_ranges(1, start_, kIdChunk, [&](size_t lo, size_t hi) {
-        const Btf* table = owner_of(static_cast<uint32_t>(lo));
+        const Btf* table = &btf_.owner(static_cast<uint32_t>(lo));
         for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
-          if (id >= table->end_id()) table = owner_of(id);
+          if (id >= table->end_id()) table = &btf_.owner(id);
           rec_[id] = table->record(id);
           kind_[id] = kind_of(rec_[id]);
           map_[id] = id;
