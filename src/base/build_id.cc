@@ -2,8 +2,10 @@
 
 #include <link.h>
 
-#include <cstddef>
-#include <cstring>
+#include <bit>
+#include <string_view>
+
+#include "base/error.h"
 
 namespace btfc {
 
@@ -16,25 +18,34 @@ std::vector<uint8_t> own_build_id() {
           const ElfW(Phdr)& ph = info->dlpi_phdr[i];
           if (ph.p_type != PT_NOTE) continue;
           const auto* p = reinterpret_cast<const uint8_t*>(info->dlpi_addr + ph.p_vaddr);
-          const uint8_t* end = p + ph.p_memsz;
-          while (end - p >= static_cast<ptrdiff_t>(sizeof(ElfW(Nhdr)))) {
-            ElfW(Nhdr) nh;
-            std::memcpy(&nh, p, sizeof nh);
-            const uint8_t* name = p + sizeof nh;
-            const size_t name_len = (nh.n_namesz + 3) & ~size_t{3}, desc_len = (nh.n_descsz + 3) & ~size_t{3};
-            if (static_cast<size_t>(end - name) < name_len + desc_len) break;
-            const uint8_t* desc = name + name_len;
-            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-              result.assign(desc, desc + nh.n_descsz);
-              return 1;
-            }
-            p = desc + desc_len;
+          const Bytes found = gnu_build_id(Bytes(p, ph.p_memsz), std::endian::native == std::endian::big);
+          if (!found.empty()) {
+            result.assign(found.begin(), found.end());
+            return 1;
           }
         }
         return 1;  // the first object is the executable: look no further
       },
       &id);
   return id;
+}
+
+Bytes gnu_build_id(Bytes notes, bool big_endian) {
+  constexpr uint32_t kBuildId = 3;  // NT_GNU_BUILD_ID
+  Reader r(notes, "notes", big_endian);
+  try {
+    while (r.remaining() >= 12) {
+      const uint32_t namesz = r.u32(), descsz = r.u32(), type = r.u32();
+      const Bytes name = r.take((uint64_t{namesz} + 3) & ~uint64_t{3});
+      const Bytes desc = r.take((uint64_t{descsz} + 3) & ~uint64_t{3});
+      if (type == kBuildId && namesz == 4 &&
+          std::string_view(reinterpret_cast<const char*>(name.data()), 4) == std::string_view("GNU", 4))
+        return desc.first(descsz);
+    }
+  } catch (const Error&) {
+    // A damaged note names no build: as if there were none.
+  }
+  return {};
 }
 
 }  // namespace btfc

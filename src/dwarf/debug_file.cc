@@ -8,32 +8,20 @@
 #include <optional>
 #include <string_view>
 
+#include "base/build_id.h"
 #include "base/reader.h"
 #include "dwarf/dwarf_file.h"
 
 namespace btfc::dwarf {
 namespace {
 
-constexpr uint32_t SHT_NOTE = 7, NT_GNU_BUILD_ID = 3;
+constexpr uint32_t SHT_NOTE = 7;
 
-// The GNU build ID note's bytes, or empty. Notes are namesz, descsz, type,
-// then the name and the descriptor, each padded to 4 bytes.
+// The file's GNU build ID, or empty.
 Bytes build_id(const elf::ElfFile& elf) {
   for (const elf::Section& s : elf.sections()) {
     if (s.type != SHT_NOTE) continue;
-    Reader r(elf.raw_data(s), s.name, elf.big_endian());
-    try {
-      while (r.remaining() >= 12) {
-        const uint32_t namesz = r.u32(), descsz = r.u32(), type = r.u32();
-        const Bytes name = r.take((uint64_t{namesz} + 3) & ~uint64_t{3});
-        const Bytes desc = r.take((uint64_t{descsz} + 3) & ~uint64_t{3});
-        if (type == NT_GNU_BUILD_ID && namesz == 4 && std::string_view(reinterpret_cast<const char*>(name.data()), 4) ==
-                                                         std::string_view("GNU", 4))
-          return desc.first(descsz);
-      }
-    } catch (const Error&) {
-      // A damaged note names no build: as if there were none.
-    }
+    if (const Bytes id = gnu_build_id(elf.raw_data(s), elf.big_endian()); !id.empty()) return id;
   }
   return {};
 }
@@ -70,10 +58,13 @@ std::string build_id_path(const std::string& debug_dir, Bytes build_id) {
   return debug_dir + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
 }
 
-std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf, const std::string& debug_dir) {
+namespace {
+
+// debug_file_candidates() of a file with this build ID and debug link.
+std::vector<std::string> candidates(const elf::ElfFile& elf, const std::string& debug_dir, Bytes id,
+                                    const std::optional<DebugLink>& link) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
-  const Bytes id = build_id(elf);
   if (std::string by_id = build_id_path(debug_dir, id); !by_id.empty()) out.push_back(std::move(by_id));
   std::error_code ec;
   const fs::path path = fs::absolute(fs::path(elf.path()), ec);
@@ -81,7 +72,6 @@ std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf, const st
   // Without a link, libdwfl makes one up, FILE.debug, and tries FILE's
   // own name under the debug folder too (Debian's kernel -dbg package:
   // /usr/lib/debug/lib/modules/VERSION/...): those need the build ID.
-  const std::optional<DebugLink> link = debug_link(elf);
   if (!link && id.empty()) return out;
   const std::string name = link ? std::string(link->name) : path.filename().string() + ".debug";
   out.push_back((dir / name).string());
@@ -91,12 +81,18 @@ std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf, const st
   return out;
 }
 
+}  // namespace
+
+std::vector<std::string> debug_file_candidates(const elf::ElfFile& elf, const std::string& debug_dir) {
+  return candidates(elf, debug_dir, build_id(elf), debug_link(elf));
+}
+
 std::unique_ptr<elf::ElfFile> open_debug_file(const elf::ElfFile& elf, const std::string& debug_dir) {
   namespace fs = std::filesystem;
   if (DwarfFile::present(elf)) return nullptr;
   const Bytes id = build_id(elf);
   const std::optional<DebugLink> link = debug_link(elf);
-  for (const std::string& c : debug_file_candidates(elf, debug_dir)) {
+  for (const std::string& c : candidates(elf, debug_dir, id, link)) {
     std::error_code ec;
     if (!fs::is_regular_file(c, ec) || fs::equivalent(c, elf.path(), ec)) continue;
     std::unique_ptr<elf::ElfFile> candidate = elf::ElfFile::open(c);
