@@ -1,5 +1,7 @@
 // `btfc stats FILE`: how many DIEs of each tag FILE's DWARF holds, as
 // `DW_TAG_<name> <count>` lines sorted by name, then `units N` and `dies N`.
+// A stripped FILE's DWARF is its debug file's, found as encode finds it
+// (dwarf/debug_file.h).
 // The counts match what llvm-dwarfdump prints (the tests check that), so
 // this is the quick proof that the reader sees every DIE.
 //
@@ -15,6 +17,7 @@
 
 #include "base/parallel.h"
 #include "cli/command.h"
+#include "dwarf/debug_file.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
 
@@ -50,11 +53,18 @@ int run_stats(Args args) {
   if (files.size() != 1) throw UsageError{"expected one FILE"};
   const std::string& path = files[0];
   std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
+  std::unique_ptr<elf::ElfFile> debug;
+  try {
+    debug = dwarf::open_debug_file(*elf);
+  } catch (Error& e) {
+    throw e.with_file(path);
+  }
+  const elf::ElfFile& source = debug ? *debug : *elf;
   std::map<std::string, uint64_t> by_name;
   uint64_t dies = 0;
   size_t units = 0;
   try {
-    dwarf::DwarfFile dw(*elf);
+    dwarf::DwarfFile dw(source);
     units = dw.units().size();
     // tags[i]: DIEs of unit i by tag, folded as each unit is walked from
     // decode_unit's counts by abbreviation, which span all the
@@ -76,7 +86,7 @@ int run_stats(Args args) {
       dies += n;
     }
   } catch (Error& e) {
-    throw e.with_file(path);
+    throw e.with_file(source.path());  // the file the DWARF is in: the debug file, if one was found
   }
   for (const auto& [name, n] : by_name) std::printf("%s %llu\n", name.c_str(), static_cast<unsigned long long>(n));
   std::printf("units %zu\ndies %llu\n", units, static_cast<unsigned long long>(dies));
@@ -86,6 +96,8 @@ int run_stats(Args args) {
 RegisterCommand reg{{"stats", "stats [-j N] FILE", "count DWARF DIEs per tag", run_stats,
                      "Decodes every attribute of every DIE of FILE's DWARF and prints\n"
                      "`DW_TAG_<name> <count>` lines sorted by name, then `units N` and `dies N`.\n"
+                     "A stripped FILE's DWARF is read from its debug file, found by build ID or\n"
+                     ".gnu_debuglink as encode finds it.\n"
                      "Bad DWARF gives one line naming the file, section and offset, exit 1.\n\n"
                      "  -j N, --jobs N   N threads (the output is the same for any N)\n"}};
 

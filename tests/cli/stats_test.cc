@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 
 #include "support/dwarf_oracle.h"
@@ -200,6 +201,34 @@ TEST(Stats, NoDebugInfoPrintsZeros) {
   RunResult r = run_btfc("stats '" + o + "'");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "units 0\ndies 0\n");
+}
+
+// A stripped program's DWARF is its debug file's (found beside it by
+// .gnu_debuglink, and matched by build ID), as encode reads it; bad DWARF
+// there is reported against the debug file, not the stripped one.
+TEST(Stats, StrippedFileReadsItsDebugFile) {
+  std::string full = compile_c("stats_stripped", std::string(kSource) + kMain, "gcc -g -O2 -Wl,--build-id=sha1");
+  std::string debug = full + ".debug", stripped = full + ".stripped";
+  ASSERT_EQ(run("objcopy --only-keep-debug '" + full + "' '" + debug + "'").status, 0);
+  ASSERT_EQ(run("objcopy --strip-debug --add-gnu-debuglink='" + debug + "' '" + full + "' '" + stripped + "'").status, 0);
+  RunResult want = run_btfc("stats '" + full + "'");
+  ASSERT_EQ(want.status, 0) << want.err;
+  ASSERT_NE(want.out.find("DW_TAG_structure_type"), std::string::npos) << want.out;
+  RunResult got = run_btfc("stats '" + stripped + "'");
+  EXPECT_EQ(got.status, 0) << got.err;
+  EXPECT_EQ(got.out, want.out);
+
+  // The first unit's version (bytes 4-5 of .debug_info) made 99.
+  std::string at = run("readelf -SW '" + debug + "' | awk '$2 == \".debug_info\" {print $5}'").out;
+  ASSERT_FALSE(at.empty()) << "no .debug_info in " << debug;
+  std::fstream f(debug, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(std::stoll(at, nullptr, 16) + 4);
+  f.write("\x63\x00", 2);
+  f.close();
+  RunResult bad = run_btfc("stats '" + stripped + "'");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err.rfind("btfc: " + debug + ": .debug_info", 0), 0u) << bad.err;
+  EXPECT_NE(bad.err.find("unsupported DWARF version 99"), std::string::npos) << bad.err;
 }
 
 TEST(Stats, Usage) {
