@@ -700,7 +700,7 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
   if (str_len) {
     // A module's .BTF read without its base looks so: its strings follow the base's.
     if (!base && bytes[str_start] != 0)
-      r.fail_at(str_start, "string section does not start with the empty string (split BTF? then name its base with --base)");
+      r.fail_at(str_start, "string section does not start with the empty string (split BTF? it needs its base, and cannot be one)");
     if (bytes[str_start + str_len - 1] != 0)
       r.fail_at(str_start + str_len - 1, "string section does not end with NUL");
   }

@@ -122,7 +122,7 @@ TEST(BtfReader, BadHeaderLengths) {
 TEST(BtfReader, StringSectionMustStartWithEmptyString) {
   std::vector<uint8_t> v = good_blob();
   v[76] = 'x';
-  EXPECT_EQ(error_of(v), ".BTF+0x4c: string section does not start with the empty string (split BTF? then name its base with --base)");
+  EXPECT_EQ(error_of(v), ".BTF+0x4c: string section does not start with the empty string (split BTF? it needs its base, and cannot be one)");
 }
 
 TEST(BtfReader, TypeIdOutOfRange) {
@@ -298,7 +298,7 @@ TEST(BtfReader, SplitOnBase) {
   EXPECT_EQ(back.type(2).name(), "foo");
   EXPECT_EQ(write_raw(back), bytes);
   // Without the base, id 1 and the string offsets do not resolve.
-  EXPECT_EQ(error_of(bytes), ".BTF+0x30: string section does not start with the empty string (split BTF? then name its base with --base)");
+  EXPECT_EQ(error_of(bytes), ".BTF+0x30: string section does not start with the empty string (split BTF? it needs its base, and cannot be one)");
 }
 
 TEST(BtfReader, FileErrorsNameTheFile) {

@@ -215,6 +215,27 @@ TEST(Cli, OutputOverAnInputIsRefused) {
   EXPECT_EQ(read_file(base), base_before);
 }
 
+// Split BTF (a module's) read alone, as encode's base or by dump without
+// --base, is one line that says so, and the output is left alone.
+TEST(Cli, SplitBtfAsABaseIsRefused) {
+  std::string a = compile_c("split_base_a", "struct a { int x; } va;\n", "gcc -g -c");
+  std::string b = compile_c("split_base_b", "struct a { int x; } va;\nstruct b { long y; } vb;\n", "gcc -g -c");
+  ASSERT_EQ(run_btfc("encode --btf_encode_detached=" + a + ".btf " + a).status, 0);
+  ASSERT_EQ(run_btfc("encode --btf_base=" + a + ".btf --btf_encode_detached=" + b + ".btf " + b).status, 0);
+  const std::string out = a + ".again.btf";
+  std::ofstream(out) << "previous";
+  const std::string hint = "string section does not start with the empty string (split BTF? it needs its base, and cannot be one)";
+  RunResult r = run_btfc("encode --btf_base=" + b + ".btf --btf_encode_detached=" + out + " " + a);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("btfc: " + b + ".btf: .BTF+0x", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(hint), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(out), "previous");
+  RunResult dump = run_btfc("dump " + b + ".btf");
+  EXPECT_EQ(dump.status, 1);
+  EXPECT_NE(dump.err.find(hint), std::string::npos) << dump.err;
+  EXPECT_EQ(run_btfc("dump " + b + ".btf --base " + a + ".btf").status, 0);
+}
+
 // A file with no DWARF is an error, as for pahole (Debian's, the oracle),
 // never an empty output and exit 0: an object built without -g, and a
 // stripped program whose debug file is nowhere to be found, whose message
