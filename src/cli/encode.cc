@@ -3,7 +3,8 @@
 // pahole's command line as a kernel build passes it (`pahole -J ...`,
 // `pahole --version`) and refuses, by name, any pahole option it does not
 // implement (exit status 2), so a build never gets different output
-// silently.
+// silently; without -J or --btf_encode_detached (pahole's layout printing)
+// it refuses too, rather than encode into FILE.
 #include <cstdio>
 #include <string_view>
 #include <vector>
@@ -122,8 +123,9 @@ int run_pahole(Args args) { return run(args, true); }
 extern const std::string_view kPaholeHelp;
 const std::string_view kPaholeHelp =
     "Usage: pahole [OPTION...] FILE\n"
-    "btfc in pahole mode: pahole 1.31's BTF encoder (-J) and its flags; pahole's\n"
-    "other options are refused by name.\n\n"
+    "btfc in pahole mode: pahole 1.31's BTF encoder and its flags. -J or\n"
+    "--btf_encode_detached is needed, as for pahole (without them pahole prints\n"
+    "type layouts: 'btfc layout FILE'); pahole's other options are refused by name.\n\n"
     BTFC_ENCODE_FLAGS
     "  -?, --help, --usage          this text\n";
 

@@ -132,6 +132,7 @@ void apply_btf_features(std::string_view list, EncodeOptions& o, bool strict) {
 void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions& o, bool pahole_mode) {
   if (const char* env = std::getenv("PAHOLE_LANG_EXCLUDE")) split_list(env, o.lang_exclude);
   if (const char* env = std::getenv("BTFC_BASE_CACHE")) o.base_cache_dir = env;
+  bool encode_asked = false;  // -J, --btf_encode or --btf_encode_detached (pahole encodes only then)
   auto parse_jobs = [&](std::string_view v) {
     if (v.empty()) {
       o.jobs = 0;
@@ -197,6 +198,7 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
       for (size_t k = 1; k < a.size(); ++k) {
         char c = a[k];
         if (c == 'J') {
+          encode_asked = true;
           continue;
         } else if (c == 'V') {
           o.verbose = true;
@@ -215,8 +217,10 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
 
     if (name == "--btf_encode") {
       no_value();
+      encode_asked = true;
     } else if (name == "--btf_encode_detached") {
       o.detached_path = path_of();
+      encode_asked = true;
     } else if (name == "--btf_base") {
       o.base_path = path_of();
     } else if (name == "--jobs") {
@@ -283,6 +287,12 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
     }
   }
   if (o.action == Action::Encode && o.input.empty()) throw OptionError("missing FILE");
+  // pahole without them prints FILE's type layouts, which pahole mode does
+  // not do: encoding (in place, into FILE) instead would change a file the
+  // user only meant to look at.
+  if (pahole_mode && o.action == Action::Encode && !encode_asked)
+    throw OptionError("pahole without -J or --btf_encode_detached prints type layouts, which btfc does as "
+                      "'btfc layout FILE' (only BTF encoding is supported here); nothing was written");
   if (o.inputs.size() > 1 && !o.detached_path.empty())
     throw OptionError("--btf_encode_detached names one output: use --output-dir with several FILEs");
   if (!o.output_dir.empty() && !o.detached_path.empty())

@@ -71,7 +71,8 @@ struct OptionError : std::runtime_error {
 // Fills `o` from the arguments after the command name (`btfc encode ARGS`,
 // or pahole's argv[1..]). `pahole_mode`: options pahole has but btfc does
 // not implement are reported by name ("pahole option --sort is not supported
-// by btfc"). Throws OptionError.
+// by btfc"), and as pahole encodes only when -J or --btf_encode_detached
+// says so, their absence is an error too. Throws OptionError.
 void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions& o, bool pahole_mode = false);
 
 // Applies a --btf_features list ("default,global_var", "+attributes").

@@ -512,6 +512,28 @@ TEST(Encode, PaholeMode) {
   EXPECT_NE(u.err.find("pahole option --sort is not supported by btfc"), std::string::npos) << u.err;
   test::RunResult c = test::run(pahole + " -C T " + obj);
   EXPECT_EQ(c.status, 2);
+  // Without -J or --btf_encode_detached pahole prints layouts and leaves
+  // FILE alone (Debian's, the oracle); pahole mode refuses, and FILE stays
+  // as it was too, rather than get a .BTF section it was not asked for.
+  ASSERT_TRUE(test::tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
+  const std::string before = test::read_file(obj);
+  test::RunResult real = test::run("/usr/bin/pahole " + obj);
+  ASSERT_EQ(real.status, 0) << real.err;
+  EXPECT_NE(real.out.find("struct T {"), std::string::npos) << real.out;
+  EXPECT_EQ(test::read_file(obj), before) << "Debian's pahole changed " << obj;
+  for (const std::string& args : {obj, "-j --btf_gen_floats " + obj, "--btf_base=" + out + " " + obj}) {
+    test::RunResult n = test::run(pahole + " " + args);
+    EXPECT_EQ(n.status, 2) << args;
+    EXPECT_NE(n.err.find("pahole without -J or --btf_encode_detached prints type layouts"), std::string::npos)
+        << n.err;
+  }
+  EXPECT_EQ(test::read_file(obj), before) << "pahole mode changed " << obj;
+  // Either of them encodes: -J bundled with -j, and the detached file alone.
+  std::filesystem::remove(out);
+  ASSERT_EQ(test::run(pahole + " --btf_encode_detached=" + out + " " + obj).status, 0);
+  EXPECT_NE(dump(out).find("STRUCT 'T'"), std::string::npos);
+  ASSERT_EQ(test::run(pahole + " -Jj " + obj).status, 0);
+  EXPECT_NE(dump(obj).find("STRUCT 'T'"), std::string::npos);
 }
 
 TEST(Encode, LanguageExclusion) {
