@@ -14,7 +14,9 @@
 namespace btfc {
 
 MappedFile MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO given as FILE is refused below instead of blocking
+  // the open until some writer comes (no effect on a regular file).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno)).with_file(path);
   struct stat st;
   if (fstat(fd, &st) != 0) {

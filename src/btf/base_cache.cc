@@ -111,7 +111,7 @@ struct Entry {
 };
 std::optional<Entry> open_entry(const std::string& path, const Key& build, const Key& base, uint64_t base_size) {
   Entry e;
-  e.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  e.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);  // a FIFO: no wait, refused below
   if (e.fd < 0) return std::nullopt;  // none yet
   struct stat st;
   if (::fstat(e.fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;

@@ -6,9 +6,11 @@
 // silently; without -J or --btf_encode_detached (pahole's layout printing)
 // it refuses too, rather than encode into FILE.
 #include <cstdio>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "base/timer.h"
 #include "cli/command.h"
 #include "convert/encode.h"
@@ -39,6 +41,11 @@ int run(Args args, bool pahole_mode) {
     case convert::Action::Encode:
       break;
   }
+  // pahole takes one file; a folder is btfc's batch mode, which would
+  // rewrite every module under it in place.
+  std::error_code ec;
+  if (pahole_mode && std::filesystem::is_directory(o.input, ec))
+    throw Error("is a folder: pahole encodes one FILE (btfc encode takes folders)").with_file(o.input);
   convert::EncodeStats s = convert::encode(o);
   if (o.stats) {
     if (s.files > 1) std::fprintf(stderr, "files        %zu (%zu written)\n", s.files, s.files_written);

@@ -216,6 +216,25 @@ TEST(Cli, OutputOverAnInputIsRefused) {
   EXPECT_EQ(read_file(base), base_before);
 }
 
+// A FIFO (or any file that is not a regular one) given as an input is
+// refused at once: opening one to read would otherwise wait for a writer
+// that never comes. `timeout` turns a hang into status 124.
+TEST(Cli, FifoInputIsRefusedNotWaitedOn) {
+  const std::string fifo = scratch_dir() + "/input.fifo";
+  ASSERT_EQ(run("mkfifo '" + fifo + "'").status, 0);
+  for (const std::string& command : {"encode --btf_encode_detached=" + fifo + ".btf " + fifo, "stats " + fifo,
+                                     "dump " + fifo, "layout " + fifo, "diff " + fifo + " " + fifo}) {
+    RunResult r = run("timeout 20 " + std::string(BTFC_BINARY) + " " + command);
+    EXPECT_EQ(r.status, 1) << command << ": " << r.err;
+    EXPECT_EQ(r.err, "btfc: " + fifo + ": not a regular file\n") << command;
+  }
+  std::string obj = compile_c("fifo_base", "struct s { int a; } v;\n", "gcc -g -c");
+  RunResult base = run("timeout 20 " + std::string(BTFC_BINARY) + " encode --btf_base=" + fifo +
+                       " --btf_encode_detached=" + fifo + ".btf " + obj);
+  EXPECT_EQ(base.status, 1) << base.err;
+  EXPECT_NE(base.err.find(fifo + ": not a regular file"), std::string::npos) << base.err;
+}
+
 // Split BTF (a module's) read alone, as encode's base or by dump without
 // --base, is one line that says so, and the output is left alone.
 TEST(Cli, SplitBtfAsABaseIsRefused) {

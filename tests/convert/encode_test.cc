@@ -528,6 +528,12 @@ TEST(Encode, PaholeMode) {
         << n.err;
   }
   EXPECT_EQ(test::read_file(obj), before) << "pahole mode changed " << obj;
+  // One FILE, never a folder (btfc encode's batch mode).
+  const std::string folder = std::filesystem::path(obj).parent_path().string();
+  test::RunResult d = test::run(pahole + " -J " + folder);
+  EXPECT_EQ(d.status, 1);
+  EXPECT_EQ(d.err, "pahole (btfc): " + folder + ": is a folder: pahole encodes one FILE (btfc encode takes folders)\n");
+  EXPECT_EQ(test::read_file(obj), before) << "pahole mode changed " << obj;
   // Either of them encodes: -J bundled with -j, and the detached file alone.
   std::filesystem::remove(out);
   ASSERT_EQ(test::run(pahole + " --btf_encode_detached=" + out + " " + obj).status, 0);
