@@ -59,7 +59,11 @@ void write_in_place(const std::string& path, std::span<const std::span<const uin
   if (close(fd) != 0) throw Error(path + ": close failed: " + std::strerror(errno));
 }
 
-void write_atomic(const std::string& target, std::span<const std::span<const uint8_t>> pieces, mode_t mode) {
+// `owner`: the file being replaced, whose owner and group the new one
+// takes where this process may give them (root rewriting a user's module,
+// as pahole's in-place update would leave it); null for a new output.
+void write_atomic(const std::string& target, std::span<const std::span<const uint8_t>> pieces, mode_t mode,
+                  const struct stat* owner = nullptr) {
   // A symlink's target is what gets replaced, as writing through the link
   // would (a dangling link is replaced itself).
   std::string path = target;
@@ -87,7 +91,11 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
     throw Error(path + ": " + what + ": " + std::strerror(err));
   };
   write_all(fd, pieces, fail);
-  // mkstemp makes 0600.
+  // Not ours to give (EPERM for another user's group, say): the new file
+  // keeps this process's owner, as any file it writes.
+  if (owner && (owner->st_uid != geteuid() || owner->st_gid != getegid()))
+    (void)!fchown(fd, owner->st_uid, owner->st_gid);
+  // mkstemp makes 0600 (after fchown, which may clear set-id bits).
   if (fchmod(fd, mode) != 0) fail("chmod failed");
   if (close(fd) != 0) {
     int err = errno;
@@ -114,8 +122,8 @@ void write_file_atomic(const std::string& path, std::span<const std::span<const 
 
 void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
   struct stat st;
-  mode_t mode = stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : default_mode();
-  write_atomic(path, pieces, mode);
+  const bool exists = stat(path.c_str(), &st) == 0;
+  write_atomic(path, pieces, exists ? (st.st_mode & 07777) : default_mode(), exists ? &st : nullptr);
 }
 
 }  // namespace btfc

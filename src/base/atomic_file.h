@@ -20,8 +20,9 @@ void write_file_atomic(const std::string& path, std::span<const std::span<const 
 // The same for an output made of several pieces, written in order (an ELF
 // file rewritten around a new section: mostly spans of the mapped input).
 // If `path` already exists, its permission bits carry over to the new file
-// (rewriting vmlinux in place keeps it executable); otherwise it gets 0644
-// less the umask. The temporary file is named PATH.tmp.XXXXXX.
+// (rewriting vmlinux in place keeps it executable), and its owner and group
+// where this process may set them (root rewriting a user's file); otherwise
+// it gets 0644 less the umask. The temporary file is named PATH.tmp.XXXXXX.
 void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces);
 
 }  // namespace btfc
