@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/remove_on_signal.h"
 
 namespace btfc {
 
@@ -84,6 +85,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
   name.push_back('\0');
   int fd = mkstemp(name.data());
   if (fd < 0) throw Error(path + ": cannot create a temporary file: " + std::strerror(errno));
+  RemoveOnSignal guard(name.data());  // until renamed or removed
   auto fail = [&](const char* what) {
     int err = errno;
     close(fd);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/remove_on_signal.h"
 #include "base/timer.h"
 #include "btf/distill.h"
 #include "btf/writer.h"
@@ -25,6 +26,7 @@ void write_into_elf(const elf::ElfFile& elf, const btf::Btf& btf, const std::str
   // order, as the last two sections). The first result is a temporary
   // file next to `path`; only the second write replaces `path`.
   std::string tmp = path + ".btfc-distill";
+  RemoveOnSignal guard(tmp);
   try {
     elf::write_with_section(elf, ".BTF", btf::write_raw(d.split, elf.big_endian()), tmp);
     std::unique_ptr<elf::ElfFile> with_btf = elf::ElfFile::open(tmp);

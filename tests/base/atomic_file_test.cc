@@ -5,8 +5,12 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <filesystem>
@@ -87,6 +91,35 @@ TEST(AtomicFile, PiecesKeepTheOldOwner) {
   ASSERT_EQ(stat(fresh.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u);
   expect_only(dir, {"fresh.btf", "module.ko"});
+}
+
+// A signal that ends the process mid-write (here SIGXFSZ, from a file
+// size limit the write runs into; Ctrl-C's SIGINT takes the same path)
+// removes the temporary file first: only the previous output is left.
+TEST(AtomicFile, FatalSignalLeavesNoTemporaryFile) {
+  std::string dir = test::scratch_dir() + "/signal";
+  fs::create_directories(dir);
+  std::string path = dir + "/vmlinux";
+  write_file_atomic(path, bytes_of("previous"));
+  const std::string big(1 << 20, 'x');
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct rlimit limit{64 * 1024, 64 * 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      std::span<const uint8_t> pieces[] = {bytes_of(big)};
+      write_pieces_atomic(path, pieces);
+    } catch (...) {
+    }
+    _exit(0);  // not reached: the limit's signal ends the write
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited with status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGXFSZ);
+  EXPECT_EQ(test::read_file(path), "previous");
+  expect_only(dir, {"vmlinux"});
 }
 
 TEST(AtomicFile, FailureLeavesNothing) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -214,6 +215,37 @@ TEST(Cli, OutputOverAnInputIsRefused) {
   }
   EXPECT_EQ(read_file(obj), obj_before);
   EXPECT_EQ(read_file(base), base_before);
+}
+
+// An encode in place ended by a signal while it writes (a file size limit
+// here; Ctrl-C in a kernel build the same way) leaves the input as it was
+// and no temporary file beside it, and ends as the signal says (a shell's
+// 128 + SIGXFSZ).
+TEST(Cli, SignalDuringWriteLeavesNoTemporaryFile) {
+  std::string source;  // enough types that the BTF alone outgrows the limit
+  for (int i = 0; i < 200; ++i) {
+    const std::string n = std::to_string(i);
+    source += "struct s" + n + " { int a" + n + "; long b" + n + "[4]; struct s" + n + " *next; } v" + n + ";\n";
+  }
+  std::string obj = compile_c("signalled", source, "gcc -g -c");
+  const std::string before = read_file(obj);
+  RunResult size = run_btfc("encode --btf_encode_detached=" + obj + ".size.btf " + obj);
+  ASSERT_EQ(size.status, 0) << size.err;
+  ASSERT_GT(read_file(obj + ".size.btf").size(), 4096u) << "the BTF must outgrow the 2 KB limit";
+  std::filesystem::remove(obj + ".size.btf");
+  std::string base_obj = compile_c("signalled_base", "struct s0 { int a0; long b0[4]; struct s0 *next; } v0;\n", "gcc -g -c");
+  ASSERT_EQ(run_btfc("encode --btf_encode_detached=" + base_obj + ".btf " + base_obj).status, 0);
+  for (const std::string& args : {obj, "--btf_encode_detached=" + obj + ".btf " + obj,
+                                  "--btf_features=default,distilled_base --btf_base=" + base_obj + ".btf " + obj}) {
+    RunResult r = run("bash -c \"ulimit -f 2; exec " + std::string(BTFC_BINARY) + " encode " + args + "\"");
+    EXPECT_EQ(r.status, 128 + SIGXFSZ) << args << ": " << r.err;
+    EXPECT_EQ(read_file(obj), before) << args;
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(obj).parent_path())) {
+      const std::string name = e.path().filename().string();
+      EXPECT_EQ(name.find(".tmp."), std::string::npos) << args << ": left behind: " << name;
+      EXPECT_EQ(name.find(".btfc-distill"), std::string::npos) << args << ": left behind: " << name;
+    }
+  }
 }
 
 // A FIFO (or any file that is not a regular one) given as an input is

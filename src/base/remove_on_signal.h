@@ -1,0 +1,30 @@
+// Temporary files removed when a signal ends the process. A kernel build
+// interrupted with Ctrl-C, or make killing its other jobs after one
+// failed, would otherwise leave btfc's PATH.tmp.XXXXXX (a copy of vmlinux,
+// hundreds of megabytes) in the build folder, where no `make clean` knows
+// to look. While a RemoveOnSignal lives, SIGINT, SIGTERM, SIGHUP, SIGQUIT
+// and SIGXFSZ (a file size limit) unlink its path, then end the process as
+// the signal would have. A signal the process ignores or handles already
+// (nohup, an embedding program) is left alone.
+//
+//   RemoveOnSignal guard(tmp);   // after creating tmp
+//   ... write tmp, rename it over the target ...
+//   // guard's end: tmp is no longer ours to remove
+#pragma once
+
+#include <string>
+
+namespace btfc {
+
+class RemoveOnSignal {
+ public:
+  explicit RemoveOnSignal(const std::string& path);
+  ~RemoveOnSignal();
+  RemoveOnSignal(const RemoveOnSignal&) = delete;
+  RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
+
+ private:
+  int slot_ = -1;  // -1: every slot was in use (the file is then only left behind)
+};
+
+}  // namespace btfc
