@@ -79,7 +79,7 @@ int run_encode(Args args) { return run(args, false); }
 
 // The flags both modes take (pahole's spellings), for both helps.
 #define BTFC_ENCODE_FLAGS                                                       \
-  "  -J, --btf_encode             encode BTF (what btfc always does)\n"         \
+  "  -J, --btf_encode             encode BTF (btfc encode always does)\n"       \
   "  --btf_encode_detached=OUT    write raw BTF to OUT; without it, FILE's\n"   \
   "                               .BTF section is replaced (through a\n"        \
   "                               temporary file renamed at the end)\n"         \
