@@ -775,10 +775,15 @@ BtfFile::~BtfFile() = default;
 BtfFile BtfFile::open(const std::string& path) {
   BtfFile f;
   f.file = MappedFile::open(path);
-  if (is_raw_btf(f.file.bytes())) {
-    f.bytes = f.file.bytes();
+  const Bytes bytes = f.file.bytes();
+  if (is_raw_btf(bytes)) {
+    f.bytes = bytes;
     return f;
   }
+  // Either kind is welcome: say so, rather than "not an ELF file" to one
+  // who gave a (damaged) raw BTF file.
+  if (bytes.size() < 4 || bytes[0] != 0x7f || bytes[1] != 'E' || bytes[2] != 'L' || bytes[3] != 'F')
+    throw Error("neither raw BTF (magic 0xeb9f) nor an ELF file").with_file(path);
   f.elf = elf::ElfFile::open(path);
   const elf::Section* s = f.elf->find_section(".BTF");
   if (!s) throw Error("no .BTF section (and not raw BTF)");

@@ -312,6 +312,21 @@ TEST(BtfReader, FileErrorsNameTheFile) {
   r = test::run_btfc("dump /nonexistent.btf");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("/nonexistent.btf"), std::string::npos);
+  // Neither kind of file a BTF reader takes (a raw blob with its magic
+  // damaged, an empty file): said as such, for each command and a base.
+  v[0] = 0;
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), v.size());
+  const std::string empty = test::scratch_dir() + "/empty.btf";
+  std::ofstream{empty};
+  for (const std::string& file : {path, empty}) {
+    const std::string want = "btfc: " + file + ": neither raw BTF (magic 0xeb9f) nor an ELF file\n";
+    for (const std::string& command : {"dump " + file, "diff " + file + " " + file, "layout -F btf " + file,
+                                       "dump --base " + file + " " + file}) {
+      r = test::run_btfc(command);
+      EXPECT_EQ(r.status, 1) << command;
+      EXPECT_EQ(r.err, want) << command;
+    }
+  }
 }
 
 // read_file into a table in place, with work beside the checks (a
