@@ -1,7 +1,8 @@
 // Fuzz target: the in-place writer (`btfc encode FILE` without a detached
 // output) on a hostile ELF file. The first byte picks the section to write
 // (.BTF, new or replaced; .BTF.base; .debug_info, replaced where it is or
-// moved; the name table itself, refused) and how many bytes it gets. The
+// moved; the name table itself, refused), how many bytes it gets, and
+// whether .BTF.base is retired beside it (a plain .BTF's write). The
 // output is planned in memory (elf::plan_with_section), never written: it
 // must be refused with btfc::Error, or be an ELF file that parses and
 // holds exactly the new bytes in that section, with every other section's
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error.h"
@@ -34,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   static const char* const kNames[] = {".BTF", ".BTF.base", ".debug_info", ".shstrtab"};
   const char* name = kNames[data[0] & 3];
-  std::vector<uint8_t> contents((data[0] >> 2) * 37);
+  std::vector<uint8_t> contents(((data[0] >> 2) & 31) * 37);
+  const std::string_view retire = data[0] & 0x80 ? ".BTF.base" : "";
   for (size_t i = 0; i < contents.size(); i++) contents[i] = static_cast<uint8_t>(i * 7 + 1);
   std::unique_ptr<elf::ElfFile> in;
   try {
@@ -44,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::vector<uint8_t> out;
   try {
-    elf::SectionWrite w = elf::plan_with_section(*in, name, contents);
+    elf::SectionWrite w = elf::plan_with_section(*in, name, contents, retire);
     for (Bytes piece : w.pieces) out.insert(out.end(), piece.begin(), piece.end());
   } catch (const Error&) {
     return 0;
@@ -73,9 +76,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto overlaps = [](const elf::Section& a, uint64_t begin, uint64_t end) {
     return a.offset < end && begin < a.offset + a.size;
   };
+  // Retired (when it could be): an inactive header at the same index.
+  const elf::Section* retired = retire.empty() || retire == name ? nullptr : in->find_section_exact(retire);
+  if (retired && (retired->index == 0 || retired->index == shstrndx || (retired->flags & elf::SHF_ALLOC)))
+    retired = nullptr;
+  if (retired) {
+    check(retired->index < again->sections().size(), "the retired section's index is gone", retired->index);
+    const elf::Section& now = again->sections()[retired->index];
+    check(now.type == 0 && now.size == 0 && now.offset == 0, "the retired section is still there", retired->index);
+  }
   for (const elf::Section& old : in->sections()) {
     // Section 0 is reserved: its fields may hold the section count.
     if (old.index == 0 || old.index == s->index || old.type == elf::SHT_NOBITS) continue;
+    if (retired && old.index == retired->index) continue;
     if (overlaps(old, 0, in->is_64() ? 64 : 52)) continue;
     if (target && target->type != elf::SHT_NOBITS && overlaps(old, target->offset, target->offset + target->size))
       continue;

@@ -14,7 +14,9 @@ namespace btfc::convert {
 
 void write_into_elf(const elf::ElfFile& elf, const btf::Btf& btf, const std::string& path, bool distilled_base) {
   if (!distilled_base) {
-    elf::write_with_section(elf, ".BTF", btf::write_raw(btf, elf.big_endian()), path);
+    // A .BTF.base of an earlier run with distilled_base would now describe
+    // the wrong .BTF: retired.
+    elf::write_with_section(elf, ".BTF", btf::write_raw(btf, elf.big_endian()), path, ".BTF.base");
     return;
   }
   btf::DistilledBtf d;

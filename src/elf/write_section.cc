@@ -26,7 +26,7 @@ uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a 
 
 }  // namespace
 
-SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data) {
+SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data, std::string_view retire) {
   SectionWrite w;
   std::vector<Bytes>& pieces = w.pieces;
   std::vector<uint8_t>&header = w.header, &names = w.names, &table = w.table;
@@ -61,6 +61,9 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     if (target && target->index == shstrndx) throw Error("cannot replace the section name table");
     if (target && target->index == 0) throw Error(kHeader, 0, "section 0 (reserved) is named " + std::string(name));
     const uint64_t max_offset = is64 ? ~uint64_t{0} : 0xffffffffu;
+    const Section* retired = retire.empty() || retire == name ? nullptr : in.find_section_exact(retire);
+    if (retired && (retired->index == 0 || retired->index == shstrndx || (retired->flags & SHF_ALLOC)))
+      retired = nullptr;  // not a section that can go quietly
 
     // Bytes that stay where they are: everything any header points at,
     // except the section being rewritten and a .shstrtab that grows.
@@ -119,6 +122,7 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
         continue;
       }
       if (&s == target && !in_place) continue;
+      if (&s == retired) continue;
       if (s.index == shstrndx && new_section) continue;
       keep_end = std::max(keep_end, s.offset + s.size);
     }
@@ -221,6 +225,10 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
       put(i, 32, 20, data.size());
       if (!in_place) put(i, 48, 32, align);
     }
+    if (retired) {
+      const uint64_t i = retired->index;
+      std::fill_n(table.begin() + i * shentsize, shentsize, uint8_t{0});  // SHT_NULL, no name, no bytes
+    }
     // Extended numbering: from SHN_LORESERVE sections on, e_shnum is 0 and
     // section 0's sh_size holds the count.
     constexpr uint64_t SHN_LORESERVE = 0xff00;
@@ -238,8 +246,9 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
   return w;
 }
 
-void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path) {
-  SectionWrite w = plan_with_section(in, name, data);
+void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path,
+                        std::string_view retire) {
+  SectionWrite w = plan_with_section(in, name, data, retire);
   // I/O errors name out_path themselves.
   write_pieces_atomic(out_path, w.pieces);
 }

@@ -31,8 +31,15 @@ namespace btfc::elf {
 // in place and must not grow. Bytes that lie outside every section and
 // segment after the last of them (e.g. an appended module signature, which
 // the new contents would invalidate anyway) are not kept.
+// `retire`, if given and present (not allocated): a section that the new
+// contents make stale is left as an inactive header (SHT_NULL, no name, no
+// bytes) at its index, so that no reader finds it and no section index
+// moves. (.BTF.base beside a .BTF written without distilled_base would
+// otherwise make libbpf and the kernel read the new .BTF on the old
+// distilled base.)
 // Throws btfc::Error on bad input or I/O failure.
-void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path);
+void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path,
+                        std::string_view retire = {});
 
 // What write_with_section writes, without writing it: the output is the
 // pieces in order, spans of the input, of `data` and of the three buffers
@@ -44,6 +51,6 @@ struct SectionWrite {
   SectionWrite(SectionWrite&&) = default;
   SectionWrite(const SectionWrite&) = delete;
 };
-SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data);
+SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data, std::string_view retire = {});
 
 }  // namespace btfc::elf

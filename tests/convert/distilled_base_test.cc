@@ -243,6 +243,35 @@ TEST(DistilledBase, IgnoredForDetachedOutput) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// Encoded in place with distilled_base, then again without it: the old
+// .BTF.base would make libbpf (and the kernel) read the new .BTF, split on
+// the full base, on the old distilled one, so it is retired. libbpf
+// (bpftool -B) then reads the file as the plain split BTF; distilled
+// again, the file gets a .BTF.base anew.
+TEST(DistilledBase, PlainRewriteRetiresTheOldBase) {
+  std::string dir = test::scratch_dir() + "/distill_retire";
+  std::filesystem::create_directories(dir);
+  std::string base_o = test::compile_c("distill_base4", std::string(kShared) + kBase, "gcc -g -c");
+  std::string mod_o = test::compile_c("distill_mod4", std::string(kShared) + kModule, "gcc -g -c");
+  std::string base_btf = dir + "/base.btf", plain = dir + "/plain.btf";
+  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_encode_detached=" + base_btf + " " + base_o).status, 0);
+  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_base " + base_btf + " --btf_encode_detached=" +
+                           plain + " " + mod_o).status, 0);
+  ASSERT_EQ(test::run_btfc("encode --btf_features=default,distilled_base --btf_base " + base_btf + " " + mod_o).status, 0);
+  ASSERT_NE(test::run("readelf -SW " + mod_o).out.find(".BTF.base"), std::string::npos);
+  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_base " + base_btf + " " + mod_o).status, 0);
+  EXPECT_EQ(test::run("readelf -SW " + mod_o).out.find(".BTF.base"), std::string::npos);
+  test::RunResult from_file = test::run("bpftool btf dump file " + mod_o + " -B " + base_btf);
+  test::RunResult from_plain = test::run("bpftool btf dump file " + plain + " -B " + base_btf);
+  ASSERT_EQ(from_file.status, 0) << from_file.err;
+  EXPECT_EQ(from_file.out, from_plain.out);
+  btf::Btf full = btf::read_file(base_btf);
+  btf::Btf plain_btf = btf::read_file(plain, &full);
+  ASSERT_EQ(test::run_btfc("encode --btf_features=default,distilled_base --btf_base " + base_btf + " " + mod_o).status, 0);
+  expect_section_headers(mod_o);
+  expect_relocates_to(mod_o, full, plain_btf, "distilled again");
+}
+
 // In place without --btf_base: libbpf's btf__distill_base() refuses
 // standalone BTF (EINVAL) and pahole 1.31 fails with "could not generate
 // distilled base BTF: Invalid argument". btfc fails the same way and

@@ -195,6 +195,50 @@ TEST(WriteSection, ReplaceExistingBtf) {
   EXPECT_LE(fs::file_size(three), fs::file_size(obj) + btf_small().size() + btf_large().size() + 256);
 }
 
+// A section the new contents make stale (.BTF.base of a distilled run,
+// beside a .BTF written without one) is retired: no reader finds its name,
+// its header stays at its index as SHT_NULL, so no index moves, and the
+// file stays well formed and links. Absent, allocated or the rewritten
+// section itself, `retire` changes nothing.
+TEST(WriteSection, RetireStaleSection) {
+  std::string obj = compile_c("wretire", kLib, "gcc -O2 -g -c");
+  std::string one = scratch_dir() + "/wretire1.o", two = scratch_dir() + "/wretire2.o";
+  write_with_section(*elf::ElfFile::open(obj), ".BTF", bytes_of(btf_large()), one);
+  std::string base_blob = scratch_dir() + "/wretire.base";
+  { std::ofstream(base_blob, std::ios::binary) << btf_small(); }
+  ASSERT_EQ(run("objcopy --add-section .BTF.base=" + base_blob + " " + one).status, 0);
+  const int base_index = sections_of(one).at(".BTF.base").index;
+  write_with_section(*elf::ElfFile::open(one), ".BTF", bytes_of(btf_small()), two, ".BTF.base");
+  expect_btf(two, btf_small());
+  auto after = sections_of(two);
+  EXPECT_EQ(after.count(".BTF.base"), 0u);
+  EXPECT_EQ(run("readelf -SW " + two + " | grep -c 'BTF.base'").out, "0\n");
+  auto row = run("readelf -SW " + two + " | grep -F '[" + std::to_string(base_index) + "]'");
+  EXPECT_NE(row.out.find("NULL"), std::string::npos) << row.out;
+  // The other sections keep their indices: the symbol table still names
+  // the same sections (readelf -s prints them by index).
+  auto syms = [&](const std::string& f) { return run("readelf -sW " + f + " | sed 1,3d").out; };
+  EXPECT_EQ(syms(one), syms(two));
+  expect_elflint_clean(two);
+  std::string main_c = scratch_dir() + "/wretire_main.c";
+  { std::ofstream(main_c) << "int get(void); int main(void) { return get(); }\n"; }
+  EXPECT_EQ(run("gcc " + main_c + " " + two + " -o " + scratch_dir() + "/wretire_linked && " + scratch_dir() +
+                "/wretire_linked").status, 3);
+  // Nothing to retire, or not retirable: the same as without it.
+  std::string three = scratch_dir() + "/wretire3.o", four = scratch_dir() + "/wretire4.o";
+  write_with_section(*elf::ElfFile::open(two), ".BTF", bytes_of(btf_large()), three, ".BTF.base");
+  write_with_section(*elf::ElfFile::open(two), ".BTF", bytes_of(btf_large()), four);
+  EXPECT_TRUE(read_file(three) == read_file(four));
+  write_with_section(*elf::ElfFile::open(one), ".BTF", bytes_of(btf_large()), three, ".BTF");
+  write_with_section(*elf::ElfFile::open(one), ".BTF", bytes_of(btf_large()), four);
+  EXPECT_TRUE(read_file(three) == read_file(four));
+  std::string exe = compile_c("wretire_exe", std::string(kLib) + "int main(void) { return get() + 4; }\n", "gcc -O2 -g");
+  fs::copy_file(exe, three, fs::copy_options::overwrite_existing);  // an executable's mode carries over
+  write_with_section(*elf::ElfFile::open(exe), ".BTF", bytes_of(btf_small()), three, ".text");
+  EXPECT_EQ(sections_of(three).count(".text"), 1u);
+  EXPECT_EQ(run(three).status, 7);
+}
+
 // 32-bit and big-endian files, relocatable and linked.
 TEST(WriteSection, OtherClassesAndByteOrders) {
   struct Case {
