@@ -782,7 +782,7 @@ BtfFile BtfFile::open(const std::string& path) {
   }
   // Either kind is welcome: say so, rather than "not an ELF file" to one
   // who gave a (damaged) raw BTF file.
-  if (bytes.size() < 4 || bytes[0] != 0x7f || bytes[1] != 'E' || bytes[2] != 'L' || bytes[3] != 'F')
+  if (!elf::is_elf(bytes))
     throw Error("neither raw BTF (magic 0xeb9f) nor an ELF file").with_file(path);
   f.elf = elf::ElfFile::open(path);
   const elf::Section* s = f.elf->find_section(".BTF");

@@ -83,21 +83,10 @@ void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
   }
 }
 
-// `elf`, or the debug file of a stripped one, as pahole finds it: where
-// its DWARF is, if anywhere.
-std::unique_ptr<elf::ElfFile> dwarf_source(std::unique_ptr<elf::ElfFile> elf) {
-  try {
-    if (std::unique_ptr<elf::ElfFile> debug = dwarf::open_debug_file(*elf)) return debug;
-  } catch (Error& e) {
-    throw e.with_file(elf->path());
-  }
-  return elf;
-}
-
-// `source`: dwarf_source() of the file at `path`, if the caller has it.
+// `source`: dwarf::dwarf_source() of the file at `path`, if the caller has it.
 std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o, std::string* missing = nullptr,
                        std::unique_ptr<elf::ElfFile> source = nullptr) {
-  std::unique_ptr<elf::ElfFile> elf = source ? std::move(source) : dwarf_source(elf::ElfFile::open(path));
+  std::unique_ptr<elf::ElfFile> elf = source ? std::move(source) : dwarf::dwarf_source(elf::ElfFile::open(path));
   try {
     dwarf::DwarfFile::require(*elf);
     dwarf::DwarfFile dw(*elf);
@@ -150,14 +139,14 @@ int run_layout(Args args) {
     else throw UsageError{"more than one FILE"};
   }
   if (file.empty()) throw UsageError{"missing FILE"};
-  std::unique_ptr<elf::ElfFile> source;  // dwarf_source() of FILE, when the default format opened it
+  std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when the default format opened it
   if (format.empty()) {
     try {
       source = elf::ElfFile::open(file);
     } catch (Error&) {
       source = nullptr;  // not ELF: raw BTF
     }
-    if (source) source = dwarf_source(std::move(source));
+    if (source) source = dwarf::dwarf_source(std::move(source));
     // (A stripped file has DWARF when its debug file is found.) An ELF
     // file with neither DWARF nor .BTF gets the DWARF side's message,
     // which names where its debug file was looked for.

@@ -52,19 +52,12 @@ int run_stats(Args args) {
   std::vector<std::string> files = parse_jobs(args);
   if (files.size() != 1) throw UsageError{"expected one FILE"};
   const std::string& path = files[0];
-  std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(path);
-  std::unique_ptr<elf::ElfFile> debug;
-  try {
-    debug = dwarf::open_debug_file(*elf);
-  } catch (Error& e) {
-    throw e.with_file(path);
-  }
-  const elf::ElfFile& source = debug ? *debug : *elf;
+  const std::unique_ptr<elf::ElfFile> source = dwarf::dwarf_source(elf::ElfFile::open(path));
   std::map<std::string, uint64_t> by_name;
   uint64_t dies = 0;
   size_t units = 0;
   try {
-    dwarf::DwarfFile dw(source);
+    dwarf::DwarfFile dw(*source);
     units = dw.units().size();
     // tags[i]: DIEs of unit i by tag, folded as each unit is walked from
     // decode_unit's counts by abbreviation, which span all the
@@ -86,7 +79,7 @@ int run_stats(Args args) {
       dies += n;
     }
   } catch (Error& e) {
-    throw e.with_file(source.path());  // the file the DWARF is in: the debug file, if one was found
+    throw e.with_file(source->path());  // the file the DWARF is in: the debug file, if one was found
   }
   for (const auto& [name, n] : by_name) std::printf("%s %llu\n", name.c_str(), static_cast<unsigned long long>(n));
   std::printf("units %zu\ndies %llu\n", units, static_cast<unsigned long long>(dies));

@@ -105,4 +105,13 @@ std::unique_ptr<elf::ElfFile> open_debug_file(const elf::ElfFile& elf, const std
   return nullptr;
 }
 
+std::unique_ptr<elf::ElfFile> dwarf_source(std::unique_ptr<elf::ElfFile> elf) {
+  try {
+    if (std::unique_ptr<elf::ElfFile> debug = open_debug_file(*elf)) return debug;
+  } catch (Error& e) {
+    throw e.with_file(elf->path());
+  }
+  return elf;
+}
+
 }  // namespace btfc::dwarf

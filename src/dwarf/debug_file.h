@@ -33,6 +33,11 @@ namespace btfc::dwarf {
 std::unique_ptr<elf::ElfFile> open_debug_file(const elf::ElfFile& elf,
                                               const std::string& debug_dir = "/usr/lib/debug");
 
+// `elf` itself, or the debug file of a stripped one (open_debug_file):
+// the file its DWARF is read from, if anywhere. Errors finding the debug
+// file name `elf`'s path.
+std::unique_ptr<elf::ElfFile> dwarf_source(std::unique_ptr<elf::ElfFile> elf);
+
 // DEBUG_DIR/.build-id/xx/yyyy.debug for a build ID (a file's note, or the
 // one .gnu_debugaltlink gives a dwz file), or "" for one under 2 bytes.
 std::string build_id_path(const std::string& debug_dir, Bytes build_id);

@@ -91,10 +91,11 @@ std::unique_ptr<ElfFile> ElfFile::parse(Bytes bytes, std::string name) {
   return f;
 }
 
+bool is_elf(Bytes bytes) { return bytes.size() >= 4 && std::memcmp(bytes.data(), "\x7f" "ELF", 4) == 0; }
+
 void ElfFile::parse_header() {
   Reader r(bytes_, kHeader, false);
-  if (bytes_.size() < 4 || std::memcmp(bytes_.data(), "\x7f" "ELF", 4) != 0)
-    throw Error(kHeader, 0, "not an ELF file (bad magic)");
+  if (!is_elf(bytes_)) throw Error(kHeader, 0, "not an ELF file (bad magic)");
   if (bytes_.size() < 16)
     throw Error(kHeader, 0, "ELF header is truncated (" + std::to_string(bytes_.size()) + " bytes)");
   uint8_t cls = bytes_[4], data = bytes_[5];

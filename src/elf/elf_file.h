@@ -78,6 +78,10 @@ struct Symbol {
   uint32_t shndx = 0;   // section index, with SHN_XINDEX resolved
 };
 
+// Whether `bytes` start with the ELF magic (\x7fELF): the test a reader
+// that takes ELF files among others makes before parsing one.
+bool is_elf(Bytes bytes);
+
 class ElfFile {
  public:
   static std::unique_ptr<ElfFile> open(const std::string& path);
