@@ -134,20 +134,33 @@ std::string expect_bpftool_reads_distilled(const std::string& path, const std::s
   return b.out + s.out;
 }
 
-TEST(DistilledBase, FixtureModuleInPlace) {
-  std::string dir = test::scratch_dir() + "/distill_fixture";
-  std::filesystem::create_directories(dir);
-  std::string base_o = test::compile_c("distill_base", std::string(kShared) + kBase, "gcc -g -c");
-  std::string mod_o = test::compile_c("distill_mod", std::string(kShared) + kModule, "gcc -g -c");
-  std::string base_btf = dir + "/base.btf", plain = dir + "/plain.btf";
-  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_encode_detached=" + base_btf + " " + base_o).status, 0);
-  test::RunResult r = test::run_btfc("encode --btf_features=default --btf_base " + base_btf +
-                                     " --btf_encode_detached=" + plain + " " + mod_o);
+// The fixture base and module, in a folder of their own: the base's BTF,
+// and the module's plain split BTF on it (what a distilled module must
+// relocate back to). `name` keeps each test's files apart.
+struct Fixture {
+  std::string dir, mod_o, base_btf, plain;
+};
+void make_fixture(const std::string& name, Fixture& f) {
+  f.dir = test::scratch_dir() + "/distill_" + name;
+  std::filesystem::create_directories(f.dir);
+  std::string base_o = test::compile_c("distill_base_" + name, std::string(kShared) + kBase, "gcc -g -c");
+  f.mod_o = test::compile_c("distill_mod_" + name, std::string(kShared) + kModule, "gcc -g -c");
+  f.base_btf = f.dir + "/base.btf";
+  f.plain = f.dir + "/plain.btf";
+  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_encode_detached=" + f.base_btf + " " + base_o).status, 0);
+  test::RunResult r = test::run_btfc("encode --btf_features=default --btf_base " + f.base_btf +
+                                     " --btf_encode_detached=" + f.plain + " " + f.mod_o);
   ASSERT_EQ(r.status, 0) << r.err;
+}
+
+TEST(DistilledBase, FixtureModuleInPlace) {
+  Fixture f;
+  ASSERT_NO_FATAL_FAILURE(make_fixture("fixture", f));
+  const std::string &dir = f.dir, &base_btf = f.base_btf, &plain = f.plain;
 
   std::string ko = dir + "/mod.o";
-  std::filesystem::copy_file(mod_o, ko);
-  r = test::run_btfc("encode -J --btf_features=default,distilled_base --btf_base " + base_btf + " " + ko);
+  std::filesystem::copy_file(f.mod_o, ko);
+  test::RunResult r = test::run_btfc("encode -J --btf_features=default,distilled_base --btf_base " + base_btf + " " + ko);
   ASSERT_EQ(r.status, 0) << r.err;
   expect_section_headers(ko);
   std::string dumps = expect_bpftool_reads_distilled(ko, dir);
@@ -192,14 +205,9 @@ TEST(DistilledBase, FixtureModuleInPlace) {
 // vmlinux as base. Several modules in one run (batch mode) each get their
 // own pair.
 TEST(DistilledBase, KbuildCommandLineAndBatch) {
-  std::string dir = test::scratch_dir() + "/distill_kbuild";
-  std::filesystem::create_directories(dir);
-  std::string base_o = test::compile_c("distill_base3", std::string(kShared) + kBase, "gcc -g -c");
-  std::string mod_o = test::compile_c("distill_mod3", std::string(kShared) + kModule, "gcc -g -c");
-  std::string base_btf = dir + "/base.btf", plain = dir + "/plain.btf";
-  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_encode_detached=" + base_btf + " " + base_o).status, 0);
-  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_base " + base_btf + " --btf_encode_detached=" +
-                           plain + " " + mod_o).status, 0);
+  Fixture f;
+  ASSERT_NO_FATAL_FAILURE(make_fixture("kbuild", f));
+  const std::string &dir = f.dir, &mod_o = f.mod_o, &base_btf = f.base_btf, &plain = f.plain;
   std::string a = dir + "/a.ko", b = dir + "/b.ko";
   std::filesystem::copy_file(mod_o, a);
   std::filesystem::copy_file(mod_o, b);
@@ -224,15 +232,10 @@ TEST(DistilledBase, KbuildCommandLineAndBatch) {
 // pahole 1.31 distills only on its ELF path: with --btf_encode_detached
 // the feature is ignored and the output is the plain split BTF.
 TEST(DistilledBase, IgnoredForDetachedOutput) {
-  std::string dir = test::scratch_dir() + "/distill_detached";
-  std::filesystem::create_directories(dir);
-  std::string base_o = test::compile_c("distill_base2", std::string(kShared) + kBase, "gcc -g -c");
-  std::string mod_o = test::compile_c("distill_mod2", std::string(kShared) + kModule, "gcc -g -c");
-  std::string base_btf = dir + "/base.btf";
-  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_encode_detached=" + base_btf + " " + base_o).status, 0);
-  std::string a = dir + "/a.btf", b = dir + "/b.btf";
-  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_base " + base_btf + " --btf_encode_detached=" + a +
-                           " " + mod_o).status, 0);
+  Fixture f;
+  ASSERT_NO_FATAL_FAILURE(make_fixture("detached", f));
+  const std::string &dir = f.dir, &mod_o = f.mod_o, &base_btf = f.base_btf, &a = f.plain;
+  std::string b = dir + "/b.btf";
   ASSERT_EQ(test::run_btfc("encode --btf_features=default,distilled_base --btf_base " + base_btf +
                            " --btf_encode_detached=" + b + " " + mod_o).status, 0);
   EXPECT_EQ(test::read_file(a), test::read_file(b));
@@ -249,14 +252,9 @@ TEST(DistilledBase, IgnoredForDetachedOutput) {
 // (bpftool -B) then reads the file as the plain split BTF; distilled
 // again, the file gets a .BTF.base anew.
 TEST(DistilledBase, PlainRewriteRetiresTheOldBase) {
-  std::string dir = test::scratch_dir() + "/distill_retire";
-  std::filesystem::create_directories(dir);
-  std::string base_o = test::compile_c("distill_base4", std::string(kShared) + kBase, "gcc -g -c");
-  std::string mod_o = test::compile_c("distill_mod4", std::string(kShared) + kModule, "gcc -g -c");
-  std::string base_btf = dir + "/base.btf", plain = dir + "/plain.btf";
-  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_encode_detached=" + base_btf + " " + base_o).status, 0);
-  ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_base " + base_btf + " --btf_encode_detached=" +
-                           plain + " " + mod_o).status, 0);
+  Fixture f;
+  ASSERT_NO_FATAL_FAILURE(make_fixture("retire", f));
+  const std::string &mod_o = f.mod_o, &base_btf = f.base_btf, &plain = f.plain;
   ASSERT_EQ(test::run_btfc("encode --btf_features=default,distilled_base --btf_base " + base_btf + " " + mod_o).status, 0);
   ASSERT_NE(test::run("readelf -SW " + mod_o).out.find(".BTF.base"), std::string::npos);
   ASSERT_EQ(test::run_btfc("encode --btf_features=default --btf_base " + base_btf + " " + mod_o).status, 0);
