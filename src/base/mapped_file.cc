@@ -39,6 +39,7 @@ MappedFile MappedFile::open(const std::string& path) {
       throw Error(std::string("cannot map: ") + std::strerror(e)).with_file(path);
     }
     f.data_ = static_cast<const uint8_t*>(p);
+    f.guard_ = MappingGuard(f.data_, f.size_, path);
   }
   f.fd_ = fd;
   return f;
@@ -47,6 +48,7 @@ MappedFile MappedFile::open(const std::string& path) {
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     read_ahead_.reset();
+    guard_ = std::move(other.guard_);  // ours released before the unmap
     if (data_) munmap(const_cast<uint8_t*>(data_), size_);
     if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
@@ -60,6 +62,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 
 MappedFile::~MappedFile() {
   read_ahead_.reset();
+  guard_ = MappingGuard();  // before the unmap
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
   if (fd_ >= 0) ::close(fd_);
 }

@@ -1,6 +1,8 @@
 // A read-only memory mapping of a whole file. Input files (vmlinux is over
 // 600 MB) are never copied: readers borrow spans of the mapping, and the
-// page cache does the rest.
+// page cache does the rest. Should the file shrink while it is mapped, a
+// read past its new end ends the run with an error naming the file
+// (MappingGuard), not with a crash.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mapping_guard.h"
 #include "base/read_ahead.h"
 #include "base/reader.h"
 
@@ -63,6 +66,7 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   int fd_ = -1;  // kept open for read()
+  MappingGuard guard_;  // a read past the end, once the file shrank: an error, not a crash
   mutable std::unique_ptr<ReadAhead> read_ahead_;  // reads fd_: reset before it closes
 };
 

@@ -35,8 +35,7 @@ Slot slots[64];
 
 extern "C" void remove_and_die(int sig) {
   const int saved = errno;  // (restored for form's sake: the process ends)
-  for (Slot& s : slots)
-    if (s.state.load(std::memory_order_acquire) == kInUse) unlink(s.path);
+  remove_temp_files_now();
   errno = saved;
   // SA_RESETHAND made the action the default again; the signal stays
   // blocked until this handler returns, and then ends the process.
@@ -59,6 +58,11 @@ void install_once() {
 }
 
 }  // namespace
+
+void remove_temp_files_now() {
+  for (Slot& s : slots)
+    if (s.state.load(std::memory_order_acquire) == kInUse) unlink(s.path);
+}
 
 RemoveOnSignal::RemoveOnSignal(const std::string& path) {
   install_once();

@@ -27,4 +27,8 @@ class RemoveOnSignal {
   int slot_ = -1;  // -1: every slot was in use (the file is then only left behind)
 };
 
+// Unlinks every path a RemoveOnSignal holds now. Async-signal-safe: for
+// other fatal-signal handlers (MappingGuard's) that end the process.
+void remove_temp_files_now();
+
 }  // namespace btfc

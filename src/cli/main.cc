@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "base/mapping_guard.h"
 #include "base/trace.h"
 #include "cli/command.h"
 
@@ -105,7 +106,10 @@ bool called_as_pahole(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  if (called_as_pahole(argc, argv)) return pahole_main(argc, argv);
+  if (called_as_pahole(argc, argv)) {
+    MappingGuard::set_program("pahole (btfc)");
+    return pahole_main(argc, argv);
+  }
   if (argc < 2 || (!std::strcmp(argv[1], "help") && argc == 2) || !std::strcmp(argv[1], "--help") ||
       !std::strcmp(argv[1], "-h")) {
     print_help(argc < 2 ? stderr : stdout);

@@ -1,22 +1,106 @@
+// A file that shrinks while mapped (another process truncates it): a read
+// past its new end ends the process with status 1 and one line naming the
+// file and the offset, the temporary outputs removed; any other SIGBUS
+// still crashes.
+//
 // MappedFile::release: dropping pages from resident memory never changes
 // what the mapping reads, and a range that is not part of the mapping (a
 // heap copy) is left alone. MappedFile::read and copy_out give the bytes
 // the mapping shows, and PageBuffer is plain writable memory at every size,
 // whose discard() gives back the whole pages of a range and nothing else.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "base/mapped_file.h"
 #include "base/page_buffer.h"
+#include "base/remove_on_signal.h"
 #include "support/test_support.h"
 
 namespace btfc {
 namespace {
+
+struct ChildEnd {
+  int status = 0;
+  std::string err;  // what it wrote to stderr
+};
+
+// Runs `body` in a child process, its stderr into a file.
+ChildEnd in_child(const std::string& dir, const std::function<void()>& body) {
+  const std::string err_path = dir + "/stderr";
+  pid_t child = fork();
+  if (child == 0) {
+    int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(99);
+    body();
+    _exit(0);
+  }
+  ChildEnd end;
+  EXPECT_GT(child, 0);
+  EXPECT_EQ(waitpid(child, &end.status, 0), child);
+  end.err = test::read_file(err_path);
+  return end;
+}
+
+std::string file_of_pages(const std::string& path, size_t pages) {
+  std::ofstream(path, std::ios::binary) << std::string(pages * 4096, 'x');
+  return path;
+}
+
+TEST(MappedFile, ReadPastAShrunkFileIsAnErrorNamingIt) {
+  const std::string dir = test::scratch_dir() + "/shrunk";
+  std::filesystem::create_directories(dir);
+  const std::string path = file_of_pages(dir + "/vmlinux", 3);
+  const std::string tmp = dir + "/vmlinux.tmp.123456";
+  std::ofstream(tmp) << "half-written output";
+  ChildEnd end = in_child(dir, [&] {
+    MappedFile f = MappedFile::open(path);
+    MappedFile moved = std::move(f);  // the guard goes with the mapping
+    RemoveOnSignal guard(tmp);
+    if (truncate(path.c_str(), 4096) != 0) _exit(98);
+    volatile uint8_t byte = moved.bytes()[2 * 4096 + 0x1c];
+    (void)byte;
+  });
+  ASSERT_TRUE(WIFEXITED(end.status)) << "the child was killed by signal " << WTERMSIG(end.status) << ": " << end.err;
+  EXPECT_EQ(WEXITSTATUS(end.status), 1) << end.err;
+  EXPECT_EQ(end.err, "btfc: " + path + ": cannot read offset 0x201c: the file shrank (or its storage failed) "
+                                       "while being read\n");
+  EXPECT_FALSE(std::filesystem::exists(tmp)) << "the temporary output was left behind";
+}
+
+TEST(MappedFile, AFaultOutsideTheMappedFilesStillCrashes) {
+  const std::string dir = test::scratch_dir() + "/other-fault";
+  std::filesystem::create_directories(dir);
+  const std::string ours = file_of_pages(dir + "/ours", 2);
+  const std::string other = file_of_pages(dir + "/other", 2);
+  ChildEnd end = in_child(dir, [&] {
+    MappedFile f = MappedFile::open(ours);  // the handler is in place
+    int fd = ::open(other.c_str(), O_RDONLY);
+    void* p = mmap(nullptr, 2 * 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED || truncate(other.c_str(), 0) != 0) _exit(98);
+    volatile uint8_t byte = static_cast<const uint8_t*>(p)[4096];
+    (void)byte;
+  });
+  EXPECT_EQ(end.err.find("shrank"), std::string::npos) << end.err;
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's own handler was there first: it reports and exits.
+  EXPECT_NE(end.err.find("BUS"), std::string::npos) << end.err;
+  EXPECT_FALSE(WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0);
+#else
+  ASSERT_TRUE(WIFSIGNALED(end.status)) << "exit status " << WEXITSTATUS(end.status) << ": " << end.err;
+  EXPECT_EQ(WTERMSIG(end.status), SIGBUS);
+#endif
+}
 
 TEST(MappedFile, ReleaseKeepsTheContent) {
   std::string path = test::scratch_dir() + "/pattern.bin";
