@@ -32,7 +32,7 @@ struct Slot {
 static_assert(std::atomic<int>::is_always_lock_free);
 // A batch of modules maps each module and its debug file while it is
 // encoded, and the base once: a few dozen at most at any time.
-Slot slots[1024];
+constinit Slot slots[1024];
 const char* program = "btfc";
 struct sigaction previous{};
 
