@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -382,6 +384,33 @@ struct R r; td_t td;
   d = dump(out);
   EXPECT_EQ(d.find("TYPE_TAG"), std::string::npos) << d;
   EXPECT_EQ(d.find("DECL_TAG"), std::string::npos) << d;
+}
+
+// Types the kernel resolves more than 32 deep in the order compilers emit
+// them: a 40-star pointer (outermost first) and, from clang, 40 struct
+// definitions nested in one another (outermost first). pahole numbers
+// them in that order, which the kernel refuses ("Exceeded max resolving
+// depth"); btfc renumbers them (btf/kernel_order.h), so the same graph
+// loads.
+TEST(Encode, TypesTooDeepForTheKernelInCompilerOrderStillLoad) {
+  std::string src = "int " + std::string(40, '*') + "p40;\n";
+  for (int i = 0; i < 40; ++i) src += "struct l" + std::to_string(i) + " { ";
+  src += "int x; ";
+  for (int i = 39; i > 0; --i) src += "} m" + std::to_string(i) + "; ";
+  src += "};\nstruct l0 nested;\n";
+  for (const char* cc : {"gcc -g -c", "clang -g -c"}) {
+    SCOPED_TRACE(cc);
+    std::string obj = test::compile_c(std::string("too_deep_") + (cc[0] == 'g' ? "gcc" : "clang"), src, cc);
+    expect_same_as_pahole(obj);  // btfc's loads
+    // The case is real: the kernel refuses pahole's order of this graph.
+    libbpf_print_fn_t old = libbpf_set_print(nullptr);
+    std::string why;
+    auto r = btf::testing::load_into_kernel(read_bytes(obj + ".pahole.btf"), &why);
+    libbpf_set_print(old);
+    if (r == btf::testing::LoadResult::NotAllowed) GTEST_SKIP() << "\n*** the kernel lets this process load no BTF: NOT TESTED ***\n";
+    EXPECT_EQ(r, btf::testing::LoadResult::Refused);
+    EXPECT_NE(why.find(std::strerror(E2BIG)), std::string::npos) << why;
+  }
 }
 
 TEST(Encode, UnsupportedTypesFailLikePahole) {
