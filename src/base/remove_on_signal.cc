@@ -28,7 +28,7 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
 enum : int { kFree, kFilling, kInUse };
 struct Slot {
   std::atomic<int> state{kFree};
-  char path[PATH_MAX];
+  char path[PATH_MAX] = {};  // (zero: constinit, and clang 14 wants it said)
 };
 static_assert(std::atomic<int>::is_always_lock_free);
 constinit Slot slots[64];  // constant-initialised: no start-up code touching its 256 KB
