@@ -135,6 +135,31 @@ TEST(KernelOrder, PointerChainsAtTheLimit) {
   }
 }
 
+// Split BTF (a module's): base types count as resolved, and only the own
+// types move; the kernel checks base and split glued together.
+TEST(KernelOrder, SplitChainOnABase) {
+  Btf base;
+  const TypeId i = base.add_int("int", 4, INT_SIGNED);
+  base.add_ptr(i);
+  Btf split(&base);
+  const TypeId first = split.start_id();
+  for (TypeId k = 0; k < 40; ++k) split.add_ptr(k == 39 ? i : first + k + 1);  // outermost first, to a base int
+  EXPECT_EQ(kernel_resolution(split).max_depth, 40u);
+  const std::vector<uint8_t> base_bytes = write_raw(base);
+  std::string why;
+  libbpf_print_fn_t old = libbpf_set_print(nullptr);
+  testing::LoadResult before = testing::load_into_kernel(testing::glue_split(base_bytes, write_raw(split)), &why);
+  libbpf_set_print(old);
+  if (before == testing::LoadResult::NotAllowed) GTEST_SKIP() << "\n*** the kernel lets this process load no BTF: NOT TESTED ***\n";
+  EXPECT_EQ(before, testing::LoadResult::Refused);
+  EXPECT_NE(why.find(std::strerror(E2BIG)), std::string::npos) << why;
+  ASSERT_TRUE(order_for_kernel(split));
+  EXPECT_EQ(split.start_id(), first);
+  EXPECT_EQ(split.type(first).type(), i);  // the innermost pointer comes first now
+  EXPECT_EQ(base.type_count(), 2u);
+  BTFC_EXPECT_LOADS(testing::glue_split(base_bytes, write_raw(split)));
+}
+
 TEST(KernelOrder, ReplayAgreesWithTheKernelOnRandomGraphs) {
   std::mt19937 rng(20261204);
   int too_deep = 0, loaded = 0;
