@@ -211,24 +211,24 @@ void renumber(Btf& btf, const std::vector<TypeId>& order) {
 
 KernelResolution kernel_resolution(const Btf& btf, bool with_order) { return Replay(btf, with_order).run(); }
 
-bool order_for_kernel(Btf& btf) {
+bool order_for_kernel(Btf& btf, uint32_t max_depth) {
   // Every kernel's BTF so far: depth 9 at most (Linux 6.1).
   KernelResolution r = kernel_resolution(btf, /*with_order=*/false);
-  if (r.max_depth <= KERNEL_MAX_RESOLVE_DEPTH) return false;
+  if (r.max_depth <= max_depth) return false;
   r = kernel_resolution(btf);
   // Each round numbers the types in the order the last one resolved them.
   // A type then finds what its resolution pushed resolved, unless its own
   // stack starts in another mode than the stack it was resolved in did
   // (a typedef of a pointer, met inside a struct): another round settles
   // that.
-  for (int round = 0; round < 8 && r.max_depth > KERNEL_MAX_RESOLVE_DEPTH; ++round) {
+  for (int round = 0; round < 8 && r.max_depth > max_depth; ++round) {
     renumber(btf, r.order);
     r = kernel_resolution(btf);
   }
-  if (r.max_depth > KERNEL_MAX_RESOLVE_DEPTH)
+  if (r.max_depth > max_depth)
     throw Error("type [" + std::to_string(r.deepest) + "] " + std::string(kind_name(btf.kind(r.deepest))) +
                 ": the kernel would resolve it " + std::to_string(r.max_depth) +
-                " types deep, past its limit of " + std::to_string(KERNEL_MAX_RESOLVE_DEPTH) +
+                " types deep, past its limit of " + std::to_string(max_depth) +
                 ", in every order tried");
   return true;
 }
