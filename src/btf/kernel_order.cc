@@ -58,7 +58,9 @@ class Replay {
   }
 
  private:
-  enum : uint8_t { kNotVisited, kVisited, kResolved };
+  // kAbandoned: on the stack of a resolution the kernel would refuse (a
+  // loop); never pushed again, and placed last in the order.
+  enum : uint8_t { kNotVisited, kVisited, kResolved, kAbandoned };
   enum class Mode { Tbd, Ptr, StructOrArray };
   struct Vertex {
     TypeId id;
@@ -94,7 +96,7 @@ class Replay {
     while (!stack_.empty())
       if (!step()) {
         // Refused (a loop): what is on the stack stays unresolved.
-        for (const Vertex& v : stack_) state_[v.id - start_] = kResolved;
+        for (const Vertex& v : stack_) state_[v.id - start_] = kAbandoned;
         stack_.clear();
       }
   }

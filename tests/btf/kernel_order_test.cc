@@ -135,6 +135,19 @@ TEST(KernelOrder, PointerChainsAtTheLimit) {
   }
 }
 
+// A loop of pointers (which the kernel refuses, and validate() reports)
+// ends its resolution in the replay without a hang, and the order still
+// holds every type once: what a refused resolution left goes last.
+TEST(KernelOrder, ALoopEndsItsResolutionAndEveryTypeIsStillOrdered) {
+  Btf b;
+  b.add_ptr(2);  // [1] -> [2]
+  b.add_ptr(1);  // [2] -> [1]
+  b.add_int("int", 4, INT_SIGNED);
+  KernelResolution r = kernel_resolution(b);
+  EXPECT_EQ(r.order, (std::vector<TypeId>{3, 1, 2}));
+  EXPECT_THROW(validate(b), Error);
+}
+
 // Split BTF (a module's): base types count as resolved, and only the own
 // types move; the kernel checks base and split glued together.
 TEST(KernelOrder, SplitChainOnABase) {
