@@ -106,10 +106,7 @@ bool called_as_pahole(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  if (called_as_pahole(argc, argv)) {
-    MappingGuard::set_program("pahole (btfc)");
-    return pahole_main(argc, argv);
-  }
+  if (called_as_pahole(argc, argv)) return pahole_main(argc, argv);
   if (argc < 2 || (!std::strcmp(argv[1], "help") && argc == 2) || !std::strcmp(argv[1], "--help") ||
       !std::strcmp(argv[1], "-h")) {
     print_help(argc < 2 ? stderr : stdout);
@@ -170,8 +167,12 @@ int finish_stdout(int status, std::string_view prefix) {
 }  // namespace btfc::cli
 
 int main(int argc, char** argv) {
+  // How messages begin that no command prints (a failed write of standard
+  // output, a mapped input that shrank).
+  const char* program = btfc::cli::called_as_pahole(argc, argv) ? "pahole (btfc)" : "btfc";
+  btfc::MappingGuard::set_program(program);
   btfc::trace::start_from_env();
   const int status = btfc::cli::main(argc, argv);
   btfc::trace::finish();
-  return btfc::cli::finish_stdout(status, btfc::cli::called_as_pahole(argc, argv) ? "pahole (btfc)" : "btfc");
+  return btfc::cli::finish_stdout(status, program);
 }
