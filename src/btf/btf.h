@@ -97,6 +97,8 @@ constexpr uint32_t make_info(Kind k, bool kind_flag, uint32_t vlen) {
 constexpr Kind info_kind(uint32_t info) { return static_cast<Kind>((info >> 24) & 0x1f); }
 constexpr uint32_t info_vlen(uint32_t info) { return info & 0xffff; }
 constexpr bool info_kind_flag(uint32_t info) { return info >> 31; }
+// STRUCT or UNION: the kinds with members.
+constexpr bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union; }
 
 // Words following the 3-word common header for a kind (-1 for unknown kinds).
 constexpr int64_t extra_words(Kind k, uint32_t vlen) {

@@ -43,7 +43,6 @@ inline uint32_t sig_tag(uint64_t sig) { return static_cast<uint32_t>(sig ^ (sig 
 
 inline Kind kind_of(const uint32_t* r) { return info_kind(r[1]); }
 inline uint32_t vlen_of(const uint32_t* r) { return info_vlen(r[1]); }
-inline bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union; }
 
 // ---- Signatures and equality of single records (libbpf's btf_hash_* and
 // btf_equal_* / btf_compat_*), on raw words. ----

@@ -26,8 +26,6 @@ namespace btfc::btf {
 
 namespace {
 
-bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union; }
-
 // The base kinds a split table may refer to; libbpf refuses the others
 // (a module's FUNC or VAR pointing into vmlinux makes no sense).
 bool referable_from_split(Kind k) {

@@ -25,9 +25,8 @@ bool is_modifier(Kind k) {
   return k == Kind::Typedef || k == Kind::Volatile || k == Kind::Const || k == Kind::Restrict ||
          k == Kind::TypeTag;
 }
-bool is_struct(Kind k) { return k == Kind::Struct || k == Kind::Union; }
 bool needs_resolve(Kind k) {
-  return is_modifier(k) || k == Kind::Ptr || is_struct(k) || k == Kind::Array || k == Kind::Var ||
+  return is_modifier(k) || k == Kind::Ptr || is_composite(k) || k == Kind::Array || k == Kind::Var ||
          k == Kind::Datasec || k == Kind::Func || k == Kind::DeclTag;
 }
 
@@ -42,7 +41,7 @@ class Replay {
   KernelResolution run() && {
     for (TypeId id = start_; id < end_; ++id) {
       const Kind k = kind(id);
-      if (needs_resolve(k) && !resolved(id)) resolve(id);
+      resolve_if_needed(id);
       if (k == Kind::FuncProto) {
         const uint32_t* rec = btf_.record(id);
         resolve_if_needed(rec[2]);
@@ -77,7 +76,7 @@ class Replay {
     switch (mode_) {
       case Mode::Tbd: return !needs_resolve(k);
       case Mode::Ptr: return !is_modifier(k) && k != Kind::Ptr;
-      case Mode::StructOrArray: return !is_modifier(k) && k != Kind::Array && !is_struct(k);
+      case Mode::StructOrArray: return !is_modifier(k) && k != Kind::Array && !is_composite(k);
     }
     return true;
   }
@@ -112,7 +111,7 @@ class Replay {
     if (mode_ == Mode::Tbd) {
       const Kind k = kind(id);
       if (k == Kind::Ptr) mode_ = Mode::Ptr;
-      else if (is_struct(k) || k == Kind::Array) mode_ = Mode::StructOrArray;
+      else if (is_composite(k) || k == Kind::Array) mode_ = Mode::StructOrArray;
     }
     return true;
   }
@@ -214,10 +213,8 @@ void renumber(Btf& btf, const std::vector<TypeId>& order) {
 KernelResolution kernel_resolution(const Btf& btf, bool with_order) { return Replay(btf, with_order).run(); }
 
 bool order_for_kernel(Btf& btf, uint32_t max_depth) {
-  // Every kernel's BTF so far: depth 9 at most (Linux 6.1).
-  KernelResolution r = kernel_resolution(btf, /*with_order=*/false);
+  KernelResolution r = kernel_resolution(btf);
   if (r.max_depth <= max_depth) return false;
-  r = kernel_resolution(btf);
   // Each round numbers the types in the order the last one resolved them.
   // A type then finds what its resolution pushed resolved, unless its own
   // stack starts in another mode than the stack it was resolved in did

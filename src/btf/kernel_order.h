@@ -44,7 +44,9 @@ struct KernelResolution {
 KernelResolution kernel_resolution(const Btf& btf, bool with_order = true);
 
 // Renumbers the own types of `btf` if the kernel would refuse their order
-// for depth (see above); returns whether it did. Throws btfc::Error if no
+// for depth (see above); returns whether it did. (The encoder replays
+// without the order first, beside its checks, and calls this only past
+// the limit.) Throws btfc::Error if no
 // order it tries is within the kernel's depth. `max_depth`: the kernel's,
 // or a lower one to renumber more tables (the fuzz target's).
 bool order_for_kernel(Btf& btf, uint32_t max_depth = KERNEL_MAX_RESOLVE_DEPTH);

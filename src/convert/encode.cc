@@ -542,7 +542,7 @@ btf::Btf build(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& base_
   {
     // The checks, and beside them the depth of the kernel's resolution,
     // which its order rarely takes past the limit (`int ***...*p` with
-    // over 32 stars; 9 in Linux 6.1): both only read the table.
+    // over 32 stars; 11 at most in Linux 6.1): both only read the table.
     PhaseTimer t("check");
     bool too_deep = false;
     parallel_for(2, [&](size_t k) {
