@@ -99,6 +99,11 @@ constexpr uint32_t info_vlen(uint32_t info) { return info & 0xffff; }
 constexpr bool info_kind_flag(uint32_t info) { return info >> 31; }
 // STRUCT or UNION: the kinds with members.
 constexpr bool is_composite(Kind k) { return k == Kind::Struct || k == Kind::Union; }
+// The kernel's modifiers (btf_type_is_modifier): a name or qualifier on
+// the type they refer to, whose size is that type's.
+constexpr bool is_modifier(Kind k) {
+  return k == Kind::Typedef || k == Kind::Volatile || k == Kind::Const || k == Kind::Restrict || k == Kind::TypeTag;
+}
 
 // Words following the 3-word common header for a kind (-1 for unknown kinds).
 constexpr int64_t extra_words(Kind k, uint32_t vlen) {

@@ -21,10 +21,6 @@ namespace btfc::btf {
 
 namespace {
 
-bool is_modifier(Kind k) {
-  return k == Kind::Typedef || k == Kind::Volatile || k == Kind::Const || k == Kind::Restrict ||
-         k == Kind::TypeTag;
-}
 bool needs_resolve(Kind k) {
   return is_modifier(k) || k == Kind::Ptr || is_composite(k) || k == Kind::Array || k == Kind::Var ||
          k == Kind::Datasec || k == Kind::Func || k == Kind::DeclTag;

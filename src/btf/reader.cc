@@ -359,15 +359,7 @@ class Validator {
   // a bounded number of steps on a pathological chain: the checks that use
   // it then pass rather than take quadratic time.
   TypeId skip_modifiers(TypeId id) const {
-    for (int steps = 0; id != 0 && steps < 1024; ++steps) {
-      switch (btf_.kind(id)) {
-        case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
-          id = btf_.record(id)[2];
-          break;
-        default:
-          return id;
-      }
-    }
+    for (int steps = 0; id != 0 && steps < 1024 && is_modifier(btf_.kind(id)); ++steps) id = btf_.record(id)[2];
     return id;
   }
 
