@@ -1,6 +1,6 @@
 // Functions: the ELF function table, per-unit candidates from
 // DW_TAG_subprogram DIEs, and the final choice of FUNCs (pahole 1.31's rules,
-// notes/pahole-rules.md section 3).
+// docs/pahole-rules.md section 3).
 //
 // Why this shape: the ELF table is one sorted vector of names (binary search,
 // entries numbered in strcmp order so that sorting candidates by entry is
@@ -23,7 +23,6 @@ using namespace btfc::dwarf;
 
 namespace {
 
-constexpr uint32_t DW_TAG_GNU_annotation = 0x6001;
 constexpr uint8_t DW_OP_reg0 = 0x50, DW_OP_reg31 = 0x6f, DW_OP_stack_value = 0x9f, DW_OP_entry_value = 0xa3,
                   DW_OP_GNU_entry_value = 0xf3;
 constexpr uint16_t EM_SPARC = 2, EM_MIPS = 8, EM_PPC = 20, EM_PPC64 = 21, EM_S390 = 22, EM_ARM = 40,
@@ -583,7 +582,9 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
       kids.next(kid);
       int param_idx = -1;  // index of the parameter whose children are being read
       while (kids.next(kid)) {
-        if (kids.depth() == 2 && (kid.tag == DW_TAG_LLVM_annotation || kid.tag == DW_TAG_GNU_annotation)) {
+        // clang's annotations only: pahole 1.31 does not read GCC's
+        // DW_TAG_GNU_annotation (1.32 does), nor does btfc anywhere.
+        if (kids.depth() == 2 && kid.tag == DW_TAG_LLVM_annotation) {
           if (param_idx >= 0 && options.decl_tag && entry != FunctionIndex::kNone) {
             Attrs t = dw.attrs(kid);
             if (t.name == "btf_decl_tag" && t.const_value.kind == Value::kString)
@@ -601,7 +602,7 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
           kids.skip_children();
           continue;
         }
-        if (kid.tag == DW_TAG_LLVM_annotation || kid.tag == DW_TAG_GNU_annotation) {
+        if (kid.tag == DW_TAG_LLVM_annotation) {
           param_idx = -1;
           if (options.decl_tag && entry != FunctionIndex::kNone) {
             Attrs t = dw.attrs(kid);

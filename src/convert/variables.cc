@@ -1,5 +1,5 @@
 // Variables and DATASECs (pahole 1.31's btf_encoder__encode_cu_variables and
-// btf_encoder__add_datasec; notes/pahole-rules.md section 4).
+// btf_encoder__add_datasec; docs/pahole-rules.md section 4).
 //
 // The VARs are added to the unit's own table while the unit is converted
 // (in parallel, as pahole adds them right after the unit's types), so only
@@ -20,7 +20,6 @@ using namespace btfc::dwarf;
 
 namespace {
 
-constexpr uint32_t DW_TAG_GNU_annotation = 0x6001;
 constexpr uint8_t DW_OP_addr = 0x03, DW_OP_addrx = 0xa1, DW_OP_GNU_addr_index = 0xfb;
 
 // pahole's btf_name_valid: [A-Za-z_.][A-Za-z0-9_.]*, at most 128 chars.
@@ -165,7 +164,9 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
       kids.next(kid);
       while (kids.next(kid)) {
         if (kids.depth() != 1) continue;
-        if (kid.tag != DW_TAG_LLVM_annotation && kid.tag != DW_TAG_GNU_annotation) {
+        // clang's annotations only, as pahole 1.31 (not GCC's
+        // DW_TAG_GNU_annotation).
+        if (kid.tag != DW_TAG_LLVM_annotation) {
           kids.skip_children();
           continue;
         }

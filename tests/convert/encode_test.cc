@@ -12,15 +12,18 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "btf/btf_test_util.h"
 #include "btf/diff.h"
 #include "btf/dump.h"
 #include "btf/reader.h"
+#include "elf/elf_file.h"
 #include "support/test_support.h"
 
 namespace btfc::convert {
@@ -384,6 +387,74 @@ struct R r; td_t td;
   d = dump(out);
   EXPECT_EQ(d.find("TYPE_TAG"), std::string::npos) << d;
   EXPECT_EQ(d.find("DECL_TAG"), std::string::npos) << d;
+}
+
+// GCC 16 writes btf_decl_tag as DW_TAG_GNU_annotation (0x6001), the tag
+// clang spells DW_TAG_LLVM_annotation (0x6000). pahole 1.31 does not read
+// it (1.32 does), so neither does btfc, for types, functions, parameters or
+// variables alike (pahole-rules.md 2.9, 3.2, 4.2): clang's object with its
+// annotations relabelled 0x6001 in .debug_abbrev encodes as the original
+// does with decl tags off.
+TEST(Encode, GnuAnnotationsAreNotReadAsPahole131) {
+  const char* src = R"(
+#define TAG(x) __attribute__((btf_decl_tag(x)))
+struct S { int m TAG("member_tag"); } TAG("struct_tag");
+typedef int td_t TAG("typedef_tag");
+__attribute__((section(".data..percpu"))) struct S pcpu TAG("var_tag");
+td_t TAG("fn_tag") tagged(struct S *s, int TAG("param_tag") b) { return s->m + b; }
+)";
+  const std::string obj = test::compile_c("gnu_ann", src, "clang -O2 -g -c");
+  const std::string relabelled = obj + ".gnu.o";
+  {
+    std::vector<uint8_t> bytes = read_bytes(obj);
+    std::unique_ptr<elf::ElfFile> elf = elf::ElfFile::open(obj);
+    const elf::Section* abbrev = elf->find_section(".debug_abbrev");
+    ASSERT_NE(abbrev, nullptr);
+    size_t at = abbrev->offset;
+    const size_t end = abbrev->offset + abbrev->size;
+    auto uleb = [&] {
+      uint64_t v = 0;
+      for (int shift = 0; at < end; shift += 7) {
+        const uint8_t b = bytes[at++];
+        v |= uint64_t{b & 0x7fu} << shift;
+        if (!(b & 0x80)) break;
+      }
+      return v;
+    };
+    int relabelled_count = 0;
+    while (at < end) {
+      if (uleb() == 0) continue;  // a table's end
+      const size_t tag_at = at;
+      if (uleb() == 0x6000) {  // 80 c0 01 -> 81 c0 01: DW_TAG_GNU_annotation
+        ASSERT_EQ(at - tag_at, 3u);
+        bytes[tag_at] = 0x81;
+        relabelled_count++;
+      }
+      at++;  // DW_CHILDREN_*
+      for (;;) {
+        const uint64_t name = uleb(), form = uleb();
+        if (form == 0x21) uleb();  // DW_FORM_implicit_const: skips its SLEB128 value too
+        if (name == 0 && form == 0) break;
+      }
+    }
+    ASSERT_GT(relabelled_count, 0) << "clang wrote no DW_TAG_LLVM_annotation abbreviation";
+    std::ofstream(relabelled, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                      static_cast<std::streamsize>(bytes.size()));
+  }
+  const std::string with_tags = obj + ".tags.btf", without = obj + ".notags.btf", gnu = relabelled + ".btf";
+  ASSERT_EQ(test::run_btfc("encode --btf_encode_detached=" + with_tags + " " + obj).status, 0);
+  ASSERT_EQ(test::run_btfc("encode --skip_encoding_btf_decl_tag --btf_encode_detached=" + without + " " + obj).status,
+            0);
+  test::RunResult r = test::run_btfc("encode --btf_encode_detached=" + gnu + " " + relabelled);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The original has all six tags, so the comparison below is not empty.
+  const std::string d = dump(with_tags);
+  for (const char* tag : {"member_tag", "struct_tag", "typedef_tag", "var_tag", "fn_tag", "param_tag"})
+    EXPECT_EQ(count_of(d, std::string("DECL_TAG '") + tag + "'"), 1u) << tag << "\n" << d;
+  EXPECT_EQ(count_of(dump(gnu), "DECL_TAG"), 0u) << dump(gnu);
+  EXPECT_TRUE(read_bytes(gnu) == read_bytes(without)) << dump(gnu) << "\n---\n" << dump(without);
+  // pahole 1.24 does not know the tag either: the same graph.
+  expect_same_as_pahole(relabelled);
 }
 
 // Types the kernel resolves more than 32 deep in the order compilers emit
