@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "base/endian.h"
+#include "btf/dedup.h"
 #include "btf/reader.h"
 #include "btf/writer.h"
 #include "support/elf_builder.h"
@@ -176,6 +177,30 @@ TEST(BtfReader, BadNames) {
   put32(v, 52, 1);
   EXPECT_EQ(error_of(v), "(no error)");
   EXPECT_EQ(names_error_of(v), ".BTF+0x34: type [3] STRUCT 'i t': invalid name");
+}
+
+// A name offset of the empty string (the NUL ending another name) is no
+// name, as offset 0 is: the kernel refuses both where a name is required,
+// and dedup, as libbpf's, turns the one into the other (a fuzzed table the
+// reader took came out of dedup with an unnamed TYPEDEF).
+TEST(BtfReader, EmptyStringIsNoName) {
+  Btf b;
+  b.add_int("int", 4, INT_SIGNED);  // [1] at 24, 16 bytes
+  b.add_typedef("t", 1);            // [2] at 40: name@40
+  b.add_enum("e", 4);               // [3] at 52, value 'a' = 0: name@64
+  b.add_enum_value("a", 0);
+  const std::vector<uint8_t> good = write_raw(b);  // strings "\0int\0t\0e\0a\0" from 76
+  ASSERT_EQ(error_of(good), "(no error)");
+  std::vector<uint8_t> v = good;
+  put32(v, 40, 4);  // the NUL after "int"
+  EXPECT_EQ(error_of(v), ".BTF+0x28: type [2] TYPEDEF '': needs a name");
+  v = good;
+  put32(v, 64, 4);
+  EXPECT_EQ(error_of(v), ".BTF+0x40: type [3] ENUM 'e': value 0 needs a name");
+  // What the reader takes, dedup gives back readable.
+  Btf kept = read_raw(good);
+  dedup(kept, DedupOptions{});
+  EXPECT_EQ(error_of(write_raw(kept)), "(no error)");
 }
 
 TEST(BtfReader, InvalidNameShownShortAndOnOneLine) {
