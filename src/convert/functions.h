@@ -1,5 +1,5 @@
 // Functions: which DWARF subprograms become BTF FUNC + FUNC_PROTO, as pahole
-// 1.31 decides (spec: notes/pahole-rules.md, section 3).
+// 1.31 decides (spec: docs/pahole-rules.md, section 3).
 //
 //   convert::FunctionIndex index(elf, {.kfuncs = opts.decl_tag_kfuncs});   // once per ELF
 //   // per unit, in parallel, after the unit's types were converted:

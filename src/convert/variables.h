@@ -1,5 +1,5 @@
 // Variables: VAR per global variable DIE in an included ELF section and one
-// DATASEC per such section, as pahole 1.31 does (notes/pahole-rules.md,
+// DATASEC per such section, as pahole 1.31 does (docs/pahole-rules.md,
 // section 4).
 //
 //   convert::VariableIndex vars(elf, vopts);                 // once per ELF
