@@ -27,8 +27,13 @@
 # (make only redoes what changed), and vmlinux is relinked when btfc is
 # newer than it so the BTF always comes from the current btfc.
 #
+# LLVM=1 builds with clang and ld.lld instead (the kernel's own switch),
+# in its own object tree: clang's DWARF 5, and ld.lld's .tmp_vmlinux.btf,
+# which keeps the linker script's .BTF as an empty allocated section for
+# pahole to fill (GNU ld drops it, so pahole adds one).
+#
 # Environment: BTFC_KBUILD_DIR (default /var/tmp/btfc-kbuild), BUILD_DIR
-# (btfc's build folder, default build), JOBS (default nproc).
+# (btfc's build folder, default build), JOBS (default nproc), LLVM.
 # Not part of CI: it needs root for apt-get and for loading BTF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,8 +42,11 @@ build=$(realpath -m "${BUILD_DIR:-build}")
 jobs=${JOBS:-$(nproc)}
 tarball=/usr/src/linux-source-6.1.tar.xz
 src=$work/linux-source-6.1
-out=$work/out          # kernel object tree (make O=), keeps the source pristine
-cmp=$work/compare      # the BTF comparison's files
+llvm=${LLVM:-}
+[ -z "$llvm" ] || [ "$llvm" = 1 ] || { echo "LLVM must be 1 or unset, not '$llvm'" >&2; exit 2; }
+out=$work/out${llvm:+-llvm}  # kernel object tree (make O=), keeps the source pristine
+cmp=$work/compare${llvm:+-llvm}  # the BTF comparison's files
+log=$work/build${llvm:+-llvm}.log
 t_start=$(date +%s)
 
 say() { printf '\n== %s\n' "$*"; }
@@ -55,6 +63,7 @@ packages=(
   python3 perl kmod xz-utils rsync
   libbpf-dev pkg-config bpftool dwarves binutils
 )
+[ -z "$llvm" ] || packages+=(clang lld llvm)
 if ! dpkg-query -W -f='${Status}\n' "${packages[@]}" 2>/dev/null | grep -qv ' installed$' &&
    dpkg-query -W "${packages[@]}" >/dev/null 2>&1; then
   say "packages: all ${#packages[@]} installed"
@@ -94,14 +103,14 @@ else
 fi
 
 # PAHOLE goes to every make call: Kconfig reads PAHOLE_VERSION from it too.
-kmake() { make -C "$src" O="$out" ARCH=x86_64 PAHOLE="$pahole" "$@"; }
+kmake() { make -C "$src" O="$out" ARCH=x86_64 PAHOLE="$pahole" ${llvm:+LLVM=1} "$@"; }
 # Built as modules: tristates that tinyconfig's options allow.
 module_options=(CONFIGFS_FS BINFMT_MISC CRC7 CRC8 CRC_ITU_T)
 
 # 4. Configuration.
 say "config: tinyconfig + 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO_DWARF5 DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES, modules ${module_options[*]}"
 mkdir -p "$out"
-kmake -s tinyconfig >"$work/config.log" 2>&1 || { cat "$work/config.log" >&2; die "make tinyconfig failed"; }
+kmake -s tinyconfig >"$work/config${llvm:+-llvm}.log" 2>&1 || { cat "$work/config${llvm:+-llvm}.log" >&2; die "make tinyconfig failed"; }
 "$src/scripts/config" --file "$out/.config" \
   -e 64BIT -e BPF_SYSCALL -e DEBUG_KERNEL \
   -d DEBUG_INFO_NONE -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
@@ -109,7 +118,7 @@ kmake -s tinyconfig >"$work/config.log" 2>&1 || { cat "$work/config.log" >&2; di
   -d DEBUG_INFO_REDUCED -d DEBUG_INFO_SPLIT \
   -e MODULES -e DEBUG_INFO_BTF_MODULES
 for opt in "${module_options[@]}"; do "$src/scripts/config" --file "$out/.config" -m "$opt"; done
-kmake -s olddefconfig >>"$work/config.log" 2>&1 || { cat "$work/config.log" >&2; die "make olddefconfig failed"; }
+kmake -s olddefconfig >>"$work/config${llvm:+-llvm}.log" 2>&1 || { cat "$work/config${llvm:+-llvm}.log" >&2; die "make olddefconfig failed"; }
 for opt in 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF5 DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES; do
   grep -qx "CONFIG_$opt=y" "$out/.config" ||
     die "CONFIG_$opt is not set in $out/.config after olddefconfig (unmet dependency?); PAHOLE_VERSION there: $(grep PAHOLE_VERSION "$out/.config" || echo none)"
@@ -126,14 +135,14 @@ if [ -e "$out/vmlinux" ] && [ "$build/btfc" -nt "$out/vmlinux" ]; then
 fi
 # (A module's .ko depends on vmlinux with DEBUG_INFO_BTF_MODULES: relinking
 # vmlinux has modfinal make every .ko, and its BTF, again.)
-say "build: make -j$jobs vmlinux modules PAHOLE=$pahole (log: $work/build.log)"
+say "build: make -j$jobs vmlinux modules PAHOLE=$pahole (log: $log)"
 t=$(date +%s)
-if ! kmake -j"$jobs" vmlinux modules >"$work/build.log" 2>&1; then
-  tail -n 40 "$work/build.log" >&2
-  die "kernel build failed (full log: $work/build.log)"
+if ! kmake -j"$jobs" vmlinux modules >"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  die "kernel build failed (full log: $log)"
 fi
 build_time=$(since "$t")
-grep -E '^ *(BTF|BTFIDS|LD|PAHOLE) ' "$work/build.log" | grep -E 'vmlinux|BTF' | sed 's/^/  /' || true
+grep -E '^ *(BTF|BTFIDS|LD|PAHOLE) ' "$log" | grep -E 'vmlinux|BTF' | sed 's/^/  /' || true
 echo "build done in $build_time"
 [ -s "$out/vmlinux" ] || die "no vmlinux"
 
@@ -252,7 +261,7 @@ say "check: modules (Makefile.modfinal's BTF [M] step ran btfc)"
 mapfile -t modules < <(find "$out" -name '*.ko' | sort)
 [ "${#modules[@]}" -ge "${#module_options[@]}" ] ||
   die "${#modules[@]} modules built, expected at least ${#module_options[@]}: ${modules[*]}"
-grep -E '^ *BTF \[M\] ' "$work/build.log" | sed 's/^/  /' || true
+grep -E '^ *BTF \[M\] ' "$log" | sed 's/^/  /' || true
 module_types=0
 module_diffs=0
 t_btfc_m=0

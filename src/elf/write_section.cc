@@ -109,7 +109,14 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
                           "; it cannot be rewritten in place");
       }
     }
-    if (alloc && !in_place)
+    // An empty allocated section is a placeholder: ld.lld keeps the kernel
+    // linker script's `.BTF : { KEEP(*(.BTF)) }` in .tmp_vmlinux.btf with
+    // no bytes, for pahole to fill and objcopy to take out. Its contents go
+    // to the end of the file like a non-allocated section's; address,
+    // flags and segments stay as they are, and the loaded image, which held
+    // none of its bytes, is unchanged (pahole's libelf rewrite moves it too).
+    // A non-empty one would leave its old bytes in the segment: refused.
+    if (alloc && !in_place && target->size != 0)
       throw Error(std::string(name), 0,
                   "cannot grow allocated section " + std::string(name) + " (" + std::to_string(target->size) +
                       " bytes, new contents " + std::to_string(data.size()) +
@@ -223,7 +230,7 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
       put(i, 8, 8, target->flags & ~SHF_COMPRESSED);  // the new bytes are plain
       put(i, 24, 16, section_offset);
       put(i, 32, 20, data.size());
-      if (!in_place) put(i, 48, 32, align);
+      if (!in_place && !alloc) put(i, 48, 32, align);  // an allocated one's address keeps its alignment
     }
     if (retired) {
       const uint64_t i = retired->index;

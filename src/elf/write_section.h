@@ -28,7 +28,9 @@ namespace btfc::elf {
 // in.path()). An existing non-allocated section is rewritten where it is if
 // `data` fits there, else moved to the end of the file; an existing
 // SHF_ALLOC section (.BTF of vmlinux sits in a loaded segment) is rewritten
-// in place and must not grow. Bytes that lie outside every section and
+// in place and must not grow, unless it is empty (ld.lld's placeholder
+// .BTF in .tmp_vmlinux.btf): then its contents go to the end of the file,
+// its address and flags unchanged. Bytes that lie outside every section and
 // segment after the last of them (e.g. an appended module signature, which
 // the new contents would invalidate anyway) are not kept.
 // `retire`, if given and present (not allocated): a section that the new
