@@ -41,7 +41,12 @@ def symbols(name):
             continue
         sym = parts[-1]
         if "." in sym:
-            suffixed.add(sym.split(".")[0])
+            # .cold and .part pieces are not functions: they name none
+            # (docs/pahole-rules.md 3.1); .isra, .constprop and ThinLTO's
+            # .llvm.<hash> do.
+            base, _, suffix = sym.partition(".")
+            if ".cold" not in "." + suffix and ".part" not in "." + suffix:
+                suffixed.add(base)
         else:
             exact.add(sym)
             if len(parts) == 3 and parts[1] in "tT":
@@ -114,7 +119,7 @@ for fname in sorted(os.listdir(diffs)):
                 syms = symbols(name)
             exact, suffixed, several = syms
             if section == "btfc" and ident not in exact and ident in suffixed:
-                cls = "FUNC only in btfc/1.31: only suffixed (.isra/.constprop/.part) symbols [1.31 adds these]"
+                cls = "FUNC only in btfc/1.31: only suffixed symbols (.isra, .constprop, .llvm.<hash>) [1.31 adds these]"
             elif section == "btfc":
                 cls = "FUNC only in btfc/1.31 (exact symbol exists) [unexplained]"
             elif (btfc_count(line) or 0) >= 1:

@@ -666,7 +666,28 @@ TypeId UnitTypes::type_id_slow(uint64_t offset) {
     return 0;
   }
   if (!is_type_tag(die.tag)) fail(die, "DW_AT_type refers to a " + tag_name(die.tag) + ", not a type");
+  // A pointer's btf_type_tags come with it, ids before its own, as the
+  // numbering gives them (2.12): clang's LTO units point at other units'
+  // `void __user *`, and a copy without its tag is another type graph,
+  // which dedup cannot merge with the tagged copies (a ThinLTO kernel's
+  // BTF came out five times the size of pahole's).
+  TypeId last_tag = 0;
+  if (die.tag == DW_TAG_pointer_type && die.has_children && ctx_.options.type_tag) {
+    DieCursor c(die);
+    Die kid;
+    while (c.next(kid)) {
+      if (c.depth() == 0) continue;
+      if (c.depth() == 1 && is_annotation(kid.tag) && ctx_.dwarf.type_attrs(kid).name_str() == "btf_type_tag") {
+        TypeId tag = reserve(kid, kTypeTag);
+        pending_.back().link = last_tag;  // 0 for the first: the pointee
+        pending_.back().parent = die.offset;
+        last_tag = tag;
+      }
+      if (kid.has_children) c.skip_children();
+    }
+  }
   TypeId id = reserve(die, kType);
+  pending_.back().link = last_tag;
   foreign_[offset] = id;
   drain();
   return id;
