@@ -30,10 +30,12 @@
 # LLVM=1 builds with clang and ld.lld instead (the kernel's own switch),
 # in its own object tree: clang's DWARF 5, and ld.lld's .tmp_vmlinux.btf,
 # which keeps the linker script's .BTF as an empty allocated section for
-# pahole to fill (GNU ld drops it, so pahole adds one).
+# pahole to fill (GNU ld drops it, so pahole adds one). LLVM=1 LTO=1 adds
+# CONFIG_LTO_CLANG_THIN (another tree again): units refer to each other's
+# types (DW_FORM_ref_addr), and static functions get .llvm.<hash> names.
 #
 # Environment: BTFC_KBUILD_DIR (default /var/tmp/btfc-kbuild), BUILD_DIR
-# (btfc's build folder, default build), JOBS (default nproc), LLVM.
+# (btfc's build folder, default build), JOBS (default nproc), LLVM, LTO.
 # Not part of CI: it needs root for apt-get and for loading BTF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,10 +45,13 @@ jobs=${JOBS:-$(nproc)}
 tarball=/usr/src/linux-source-6.1.tar.xz
 src=$work/linux-source-6.1
 llvm=${LLVM:-}
+lto=${LTO:-}
 [ -z "$llvm" ] || [ "$llvm" = 1 ] || { echo "LLVM must be 1 or unset, not '$llvm'" >&2; exit 2; }
-out=$work/out${llvm:+-llvm}  # kernel object tree (make O=), keeps the source pristine
-cmp=$work/compare${llvm:+-llvm}  # the BTF comparison's files
-log=$work/build${llvm:+-llvm}.log
+[ -z "$lto" ] || [ "$lto" = 1 -a -n "$llvm" ] || { echo "LTO=1 needs LLVM=1 (clang's ThinLTO)" >&2; exit 2; }
+variant=${llvm:+-llvm}${lto:+-lto}
+out=$work/out$variant  # kernel object tree (make O=), keeps the source pristine
+cmp=$work/compare$variant  # the BTF comparison's files
+log=$work/build$variant.log
 t_start=$(date +%s)
 
 say() { printf '\n== %s\n' "$*"; }
@@ -110,23 +115,24 @@ module_options=(CONFIGFS_FS BINFMT_MISC CRC7 CRC8 CRC_ITU_T)
 # 4. Configuration.
 say "config: tinyconfig + 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO_DWARF5 DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES, modules ${module_options[*]}"
 mkdir -p "$out"
-kmake -s tinyconfig >"$work/config${llvm:+-llvm}.log" 2>&1 || { cat "$work/config${llvm:+-llvm}.log" >&2; die "make tinyconfig failed"; }
+kmake -s tinyconfig >"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make tinyconfig failed"; }
 "$src/scripts/config" --file "$out/.config" \
   -e 64BIT -e BPF_SYSCALL -e DEBUG_KERNEL \
   -d DEBUG_INFO_NONE -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
   -e DEBUG_INFO_DWARF5 -e DEBUG_INFO_BTF \
   -d DEBUG_INFO_REDUCED -d DEBUG_INFO_SPLIT \
   -e MODULES -e DEBUG_INFO_BTF_MODULES
+[ -z "$lto" ] || "$src/scripts/config" --file "$out/.config" -d LTO_NONE -e LTO_CLANG_THIN
 for opt in "${module_options[@]}"; do "$src/scripts/config" --file "$out/.config" -m "$opt"; done
-kmake -s olddefconfig >>"$work/config${llvm:+-llvm}.log" 2>&1 || { cat "$work/config${llvm:+-llvm}.log" >&2; die "make olddefconfig failed"; }
-for opt in 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF5 DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES; do
+kmake -s olddefconfig >>"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make olddefconfig failed"; }
+for opt in 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF5 DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES ${lto:+LTO_CLANG_THIN}; do
   grep -qx "CONFIG_$opt=y" "$out/.config" ||
     die "CONFIG_$opt is not set in $out/.config after olddefconfig (unmet dependency?); PAHOLE_VERSION there: $(grep PAHOLE_VERSION "$out/.config" || echo none)"
 done
 for opt in "${module_options[@]}"; do
   grep -qx "CONFIG_$opt=m" "$out/.config" || die "CONFIG_$opt is not a module in $out/.config after olddefconfig"
 done
-echo "$(grep -E '^CONFIG_(64BIT|BPF_SYSCALL|DEBUG_INFO_DWARF5|DEBUG_INFO_BTF|DEBUG_INFO_BTF_MODULES|MODULES|PAHOLE_VERSION)=' "$out/.config" | tr '\n' ' ')"
+echo "$(grep -E '^CONFIG_(64BIT|BPF_SYSCALL|DEBUG_INFO_DWARF5|DEBUG_INFO_BTF|DEBUG_INFO_BTF_MODULES|MODULES|PAHOLE_VERSION|LTO_CLANG_THIN)=' "$out/.config" | tr '\n' ' ')"
 
 # 5. Build. btfc newer than vmlinux: relink, so link-vmlinux.sh reruns it.
 if [ -e "$out/vmlinux" ] && [ "$build/btfc" -nt "$out/vmlinux" ]; then
