@@ -35,7 +35,8 @@
 # types (DW_FORM_ref_addr), and static functions get .llvm.<hash> names.
 #
 # Environment: BTFC_KBUILD_DIR (default /var/tmp/btfc-kbuild), BUILD_DIR
-# (btfc's build folder, default build), JOBS (default nproc), LLVM, LTO.
+# (btfc's build folder, default build), JOBS (default nproc), LLVM, LTO,
+# DWARF (5, the default, or 4: CONFIG_DEBUG_INFO_DWARF4, another tree).
 # Not part of CI: it needs root for apt-get and for loading BTF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,9 +47,12 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 src=$work/linux-source-6.1
 llvm=${LLVM:-}
 lto=${LTO:-}
+dwarf=${DWARF:-5}
+[ "$dwarf" = 5 ] || [ "$dwarf" = 4 ] || { echo "DWARF must be 4 or 5, not '$dwarf'" >&2; exit 2; }
 [ -z "$llvm" ] || [ "$llvm" = 1 ] || { echo "LLVM must be 1 or unset, not '$llvm'" >&2; exit 2; }
 [ -z "$lto" ] || [ "$lto" = 1 -a -n "$llvm" ] || { echo "LTO=1 needs LLVM=1 (clang's ThinLTO)" >&2; exit 2; }
 variant=${llvm:+-llvm}${lto:+-lto}
+[ "$dwarf" = 5 ] || variant=$variant-dwarf$dwarf
 out=$work/out$variant  # kernel object tree (make O=), keeps the source pristine
 cmp=$work/compare$variant  # the BTF comparison's files
 log=$work/build$variant.log
@@ -113,26 +117,26 @@ kmake() { make -C "$src" O="$out" ARCH=x86_64 PAHOLE="$pahole" ${llvm:+LLVM=1} "
 module_options=(CONFIGFS_FS BINFMT_MISC CRC7 CRC8 CRC_ITU_T)
 
 # 4. Configuration.
-say "config: tinyconfig + 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO_DWARF5 DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES, modules ${module_options[*]}"
+say "config: tinyconfig + 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES, modules ${module_options[*]}"
 mkdir -p "$out"
 kmake -s tinyconfig >"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make tinyconfig failed"; }
 "$src/scripts/config" --file "$out/.config" \
   -e 64BIT -e BPF_SYSCALL -e DEBUG_KERNEL \
-  -d DEBUG_INFO_NONE -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
-  -e DEBUG_INFO_DWARF5 -e DEBUG_INFO_BTF \
+  -d DEBUG_INFO_NONE -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF$((9 - dwarf)) \
+  -e DEBUG_INFO_DWARF$dwarf -e DEBUG_INFO_BTF \
   -d DEBUG_INFO_REDUCED -d DEBUG_INFO_SPLIT \
   -e MODULES -e DEBUG_INFO_BTF_MODULES
 [ -z "$lto" ] || "$src/scripts/config" --file "$out/.config" -d LTO_NONE -e LTO_CLANG_THIN
 for opt in "${module_options[@]}"; do "$src/scripts/config" --file "$out/.config" -m "$opt"; done
 kmake -s olddefconfig >>"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make olddefconfig failed"; }
-for opt in 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF5 DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES ${lto:+LTO_CLANG_THIN}; do
+for opt in 64BIT BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES ${lto:+LTO_CLANG_THIN}; do
   grep -qx "CONFIG_$opt=y" "$out/.config" ||
     die "CONFIG_$opt is not set in $out/.config after olddefconfig (unmet dependency?); PAHOLE_VERSION there: $(grep PAHOLE_VERSION "$out/.config" || echo none)"
 done
 for opt in "${module_options[@]}"; do
   grep -qx "CONFIG_$opt=m" "$out/.config" || die "CONFIG_$opt is not a module in $out/.config after olddefconfig"
 done
-echo "$(grep -E '^CONFIG_(64BIT|BPF_SYSCALL|DEBUG_INFO_DWARF5|DEBUG_INFO_BTF|DEBUG_INFO_BTF_MODULES|MODULES|PAHOLE_VERSION|LTO_CLANG_THIN)=' "$out/.config" | tr '\n' ' ')"
+echo "$(grep -E '^CONFIG_(64BIT|BPF_SYSCALL|DEBUG_INFO_DWARF[45]|DEBUG_INFO_BTF|DEBUG_INFO_BTF_MODULES|MODULES|PAHOLE_VERSION|LTO_CLANG_THIN)=' "$out/.config" | tr '\n' ' ')"
 
 # 5. Build. btfc newer than vmlinux: relink, so link-vmlinux.sh reruns it.
 if [ -e "$out/vmlinux" ] && [ "$build/btfc" -nt "$out/vmlinux" ]; then
@@ -152,12 +156,12 @@ grep -E '^ *(BTF|BTFIDS|LD|PAHOLE) ' "$log" | grep -E 'vmlinux|BTF' | sed 's/^/ 
 echo "build done in $build_time"
 [ -s "$out/vmlinux" ] || die "no vmlinux"
 
-# 6. vmlinux carries DWARF 5 and a .BTF section.
-say "check: vmlinux has DWARF 5 and .BTF"
+# 6. vmlinux carries DWARF $dwarf and a .BTF section.
+say "check: vmlinux has DWARF $dwarf and .BTF"
 # awk reads to the end: an early exit would SIGPIPE readelf and trip pipefail.
 dwarf_version=$(readelf --debug-dump=info "$out/vmlinux" 2>/dev/null |
   awk '/^ *Version: / {v[$2]++} END {for (k in v) printf "%s%s", (n++ ? "," : ""), k}')
-[ "$dwarf_version" = 5 ] || die "the units' DWARF versions are '$dwarf_version', not just 5"
+[ "$dwarf_version" = "$dwarf" ] || die "the units' DWARF versions are '$dwarf_version', not just $dwarf"
 has_btf "$out/vmlinux" || die "vmlinux has no .BTF section"
 mkdir -p "$cmp"
 objcopy --dump-section .BTF="$cmp/vmlinux.btf" "$out/vmlinux" "$cmp/objcopy.junk" && rm -f "$cmp/objcopy.junk"
