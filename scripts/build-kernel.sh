@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a small x86-64 Linux 6.1 (Debian's linux-source-6.1) and a few
+# Builds a small Linux 6.1 (Debian's linux-source-6.1; x86-64 unless KARCH) and a few
 # modules whose BTF is made by btfc in pahole mode, then proves that BTF:
 # bpftool dumps it, the running kernel loads vmlinux's through libbpf, and
 # `btfc diff` compares each with what Debian's pahole 1.24 makes of the
@@ -30,13 +30,18 @@
 # LLVM=1 builds with clang and ld.lld instead (the kernel's own switch),
 # in its own object tree: clang's DWARF 5, and ld.lld's .tmp_vmlinux.btf,
 # which keeps the linker script's .BTF as an empty allocated section for
-# pahole to fill (GNU ld drops it, so pahole adds one). LLVM=1 LTO=1 adds
+# pahole to fill (GNU ld drops it, so pahole adds one; btfc turns the
+# filled placeholder into such a non-loaded section). LLVM=1 LTO=1 adds
 # CONFIG_LTO_CLANG_THIN (another tree again): units refer to each other's
 # types (DW_FORM_ref_addr), and static functions get .llvm.<hash> names.
 #
 # Environment: BTFC_KBUILD_DIR (default /var/tmp/btfc-kbuild), BUILD_DIR
 # (btfc's build folder, default build), JOBS (default nproc), LLVM, LTO,
-# DWARF (5, the default, or 4: CONFIG_DEBUG_INFO_DWARF4, another tree).
+# DWARF (5, the default, or 4: CONFIG_DEBUG_INFO_DWARF4, another tree),
+# KARCH (x86_64, the default, or arm64, which needs LLVM=1: clang cross-
+# compiles; another tree: aarch64 relocations in the modules' debug
+# sections, AArch64's parameter registers; BTF is the same on any
+# architecture, so the running kernel still checks vmlinux's).
 # Not part of CI: it needs root for apt-get and for loading BTF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,11 +53,18 @@ src=$work/linux-source-6.1
 llvm=${LLVM:-}
 lto=${LTO:-}
 dwarf=${DWARF:-5}
+karch=${KARCH:-x86_64}
+case $karch in
+  x86_64) ;;
+  arm64) [ -n "$llvm" ] || { echo "KARCH=arm64 needs LLVM=1 (clang cross-compiles)" >&2; exit 2; } ;;
+  *) echo "KARCH must be x86_64 or arm64, not '$karch'" >&2; exit 2 ;;
+esac
 [ "$dwarf" = 5 ] || [ "$dwarf" = 4 ] || { echo "DWARF must be 4 or 5, not '$dwarf'" >&2; exit 2; }
 [ -z "$llvm" ] || [ "$llvm" = 1 ] || { echo "LLVM must be 1 or unset, not '$llvm'" >&2; exit 2; }
 [ -z "$lto" ] || [ "$lto" = 1 -a -n "$llvm" ] || { echo "LTO=1 needs LLVM=1 (clang's ThinLTO)" >&2; exit 2; }
 variant=${llvm:+-llvm}${lto:+-lto}
 [ "$dwarf" = 5 ] || variant=$variant-dwarf$dwarf
+[ "$karch" = x86_64 ] || variant=$variant-$karch
 out=$work/out$variant  # kernel object tree (make O=), keeps the source pristine
 cmp=$work/compare$variant  # the BTF comparison's files
 log=$work/build$variant.log
@@ -112,7 +124,7 @@ else
 fi
 
 # PAHOLE goes to every make call: Kconfig reads PAHOLE_VERSION from it too.
-kmake() { make -C "$src" O="$out" ARCH=x86_64 PAHOLE="$pahole" ${llvm:+LLVM=1} "$@"; }
+kmake() { make -C "$src" O="$out" ARCH="$karch" PAHOLE="$pahole" ${llvm:+LLVM=1} "$@"; }
 # Built as modules: tristates that tinyconfig's options allow.
 module_options=(CONFIGFS_FS BINFMT_MISC CRC7 CRC8 CRC_ITU_T)
 

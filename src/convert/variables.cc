@@ -63,6 +63,7 @@ VariableIndex::VariableIndex(const elf::ElfFile& elf, const VariableOptions& opt
 uint32_t VariableIndex::section_of(uint64_t addr) const {
   for (const elf::Section& s : elf_->sections()) {
     if (s.index == 0 || (s.type != elf::SHT_PROGBITS && s.type != elf::SHT_NOBITS)) continue;
+    if (!(s.flags & elf::SHF_ALLOC)) continue;  // not loaded: its addresses mean nothing (.debug_*: 0)
     if (s.addr <= addr && addr - s.addr < s.size) return s.index;
   }
   return 0;

@@ -46,7 +46,7 @@ class VariableIndex {
   bool empty() const { return !any_included_; }
   const elf::ElfFile& elf() const { return *elf_; }
   // The section (index) a variable at `addr` lives in for ET_EXEC/ET_DYN
-  // files, or 0.
+  // files: the first allocated PROGBITS or NOBITS section holding it; or 0.
   uint32_t section_of(uint64_t addr) const;
   bool included(uint32_t shndx) const { return shndx < included_.size() && included_[shndx]; }
   // .symtab has an STT_OBJECT symbol `name` in section `shndx`.

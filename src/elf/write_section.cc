@@ -111,12 +111,16 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     }
     // An empty allocated section is a placeholder: ld.lld keeps the kernel
     // linker script's `.BTF : { KEEP(*(.BTF)) }` in .tmp_vmlinux.btf with
-    // no bytes, for pahole to fill and objcopy to take out. Its contents go
-    // to the end of the file like a non-allocated section's; address,
-    // flags and segments stay as they are, and the loaded image, which held
-    // none of its bytes, is unchanged (pahole's libelf rewrite moves it too).
+    // no bytes, for pahole to fill and objcopy to take out. It becomes what
+    // GNU ld's output gets instead, a section that is not loaded (no
+    // SHF_ALLOC, address 0), its contents at the end of the file: the
+    // segments, which held none of its bytes, are unchanged, and no loaded
+    // address now lies in two sections (at its old address, with its new
+    // size, it would cover the sections after it: on arm64, .data..percpu,
+    // whose variables the next read of the file would then not find).
     // A non-empty one would leave its old bytes in the segment: refused.
-    if (alloc && !in_place && target->size != 0)
+    const bool placeholder = alloc && !in_place && target->size == 0;
+    if (alloc && !in_place && !placeholder)
       throw Error(std::string(name), 0,
                   "cannot grow allocated section " + std::string(name) + " (" + std::to_string(target->size) +
                       " bytes, new contents " + std::to_string(data.size()) +
@@ -227,10 +231,11 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     } else {
       uint64_t i = target->index;
       if (target->type == SHT_NOBITS) put32(i, 4, SHT_PROGBITS);
-      put(i, 8, 8, target->flags & ~SHF_COMPRESSED);  // the new bytes are plain
+      put(i, 8, 8, target->flags & ~(SHF_COMPRESSED | (placeholder ? SHF_ALLOC : 0)));  // the new bytes are plain
+      if (placeholder) put(i, 16, 12, 0);  // sh_addr
       put(i, 24, 16, section_offset);
       put(i, 32, 20, data.size());
-      if (!in_place && !alloc) put(i, 48, 32, align);  // an allocated one's address keeps its alignment
+      if (!in_place) put(i, 48, 32, align);
     }
     if (retired) {
       const uint64_t i = retired->index;
