@@ -173,11 +173,8 @@ class Validator {
     auto need_no_name = [&] {
       if (rec[0]) fail(id, 0, "must have no name");
     };
-    // A name the record must have: an empty string at a non-zero offset is
-    // none (the kernel's identifier check fails it, and dedup, as libbpf's,
-    // maps it to offset 0).
     auto need_identifier = [&] {
-      if (!rec[0] || name().empty()) fail(id, 0, "needs a name");
+      if (!named(rec[0])) fail(id, 0, "needs a name");
       if (!identifier_ok(rec[0])) fail_name(id, 0, rec[0], "invalid name");
     };
     auto optional_identifier = [&] {
@@ -245,7 +242,7 @@ class Validator {
         for (uint32_t i = 0; i < vlen; ++i) {
           uint32_t w = 3 + stride * i;
           check_name_off(id, w, rec[w], [&] { return "value " + std::to_string(i) + " "; });
-          if (!rec[w] || btf_.str(rec[w]).empty()) fail(id, w, "value " + std::to_string(i) + " needs a name");
+          if (!named(rec[w])) fail(id, w, "value " + std::to_string(i) + " needs a name");
           if (!identifier_ok(rec[w]))
             fail_name(id, w, rec[w], "value " + std::to_string(i) + " has an invalid name '" + name_text(rec[w]) + "'");
         }
@@ -272,8 +269,7 @@ class Validator {
           if (rec[w] && !identifier_ok(rec[w])) fail_name(id, w, rec[w], what() + "has an invalid name");
           check_id(id, w + 1, rec[w + 1], what);
           // Only a last, unnamed param may be void: the "..." of varargs.
-          if (rec[w + 1] == 0 && (i + 1 != vlen || (rec[w] && !btf_.str(rec[w]).empty())))
-            fail(id, w + 1, what() + "has type void");
+          if (rec[w + 1] == 0 && (i + 1 != vlen || named(rec[w]))) fail(id, w + 1, what() + "has type void");
         }
         break;
       }
@@ -342,6 +338,9 @@ class Validator {
   // per offset found valid; the chunks run in parallel, hence atomics
   // (relaxed: a bit not seen yet only means the name is read again).
   bool identifier_ok(uint32_t off) const { return !check_names_ || identifier_at(off); }
+  // Has a name: an empty string at a non-zero offset is none (the kernel's
+  // identifier check fails it, and dedup, as libbpf's, maps it to offset 0).
+  bool named(uint32_t off) const { return off && !btf_.str(off).empty(); }
   bool identifier_at(uint32_t off) const {
     std::atomic_ref<uint64_t> word(identifiers_[off / 64]);
     const uint64_t bit = uint64_t{1} << (off % 64);

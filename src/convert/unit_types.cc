@@ -338,6 +338,16 @@ namespace {
   return static_cast<TypeId>(pending_.size());
 }
 
+// The chain runs pointer -> last tag -> ... -> first tag -> pointee; each
+// tag's id comes before its pointer's (2.12).
+void UnitTypes::reserve_type_tag(const Die& ann, uint64_t pointer, TypeId& last_tag) {
+  if (ctx_.dwarf.type_attrs(ann).name_str() != "btf_type_tag") return;
+  TypeId id = reserve(ann, kTypeTag);
+  pending_.back().link = last_tag;
+  pending_.back().parent = pointer;
+  last_tag = id;
+}
+
 inline UnitTypes::Item UnitTypes::make_item(const Die& die, const Unit& unit) {
   uint64_t pos = die.offset - unit.global_base - unit.offset;
   uint64_t code_len = die.attr_pos - pos;
@@ -448,17 +458,8 @@ void UnitTypes::number_unit() {
       }
     } else if (is_annotation(tag) && type_tags && !stack.empty() && stack.back().die.tag == DW_TAG_pointer_type &&
                stack.back().depth + 1 == depth) {
-      // A btf_type_tag of a pointer: its own table entry, before the
-      // pointer; the chain runs pointer -> last tag -> ... -> first tag ->
-      // pointee (2.12).
-      TypeAttrs a = dw.type_attrs(die);
-      if (a.name_str() == "btf_type_tag") {
-        Open& ptr = stack.back();
-        TypeId id = reserve(die, kTypeTag);
-        pending_.back().link = ptr.last_tag;  // 0 for the first: the pointee
-        pending_.back().parent = ptr.die.offset;
-        ptr.last_tag = id;
-      }
+      // A btf_type_tag of a pointer: its own table entry, before the pointer.
+      reserve_type_tag(die, stack.back().die.offset, stack.back().last_tag);
     }
     bool descend = cls & kDescend;
     if (!descend && die.has_children) cursor.skip_children();
@@ -677,12 +678,7 @@ TypeId UnitTypes::type_id_slow(uint64_t offset) {
     Die kid;
     while (c.next(kid)) {
       if (c.depth() == 0) continue;
-      if (c.depth() == 1 && is_annotation(kid.tag) && ctx_.dwarf.type_attrs(kid).name_str() == "btf_type_tag") {
-        TypeId tag = reserve(kid, kTypeTag);
-        pending_.back().link = last_tag;  // 0 for the first: the pointee
-        pending_.back().parent = die.offset;
-        last_tag = tag;
-      }
+      if (c.depth() == 1 && is_annotation(kid.tag)) reserve_type_tag(kid, die.offset, last_tag);
       if (kid.has_children) c.skip_children();
     }
   }

@@ -209,6 +209,10 @@ class UnitTypes final : public TypeLookup {
   bool body_without_types(const dwarf::Die& die);
   void index_slots();
   btf::TypeId reserve(const dwarf::Die& die, uint32_t what);
+  // `ann`, an annotation child of the pointer at `pointer`: if it is a
+  // btf_type_tag, its id, linked to `last_tag` (0: the pointee), becomes
+  // `last_tag` (2.12).
+  void reserve_type_tag(const dwarf::Die& ann, uint64_t pointer, btf::TypeId& last_tag);
   void drain();
   void emit(const Pending& p);
   void emit_base(const dwarf::Die& die, const dwarf::TypeAttrs& a);

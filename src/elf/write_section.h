@@ -30,9 +30,10 @@ namespace btfc::elf {
 // SHF_ALLOC section (.BTF of vmlinux sits in a loaded segment) is rewritten
 // in place and must not grow, unless it is empty (ld.lld's placeholder
 // .BTF in .tmp_vmlinux.btf): then it becomes a section that is not loaded
-// (no SHF_ALLOC, address 0) with its contents at the end of the file. Bytes that lie outside every section and
-// segment after the last of them (e.g. an appended module signature, which
-// the new contents would invalidate anyway) are not kept.
+// (no SHF_ALLOC, address 0) with its contents at the end of the file.
+// Bytes that lie outside every section and segment after the last of them
+// (e.g. an appended module signature, which the new contents would
+// invalidate anyway) are not kept.
 // `retire`, if given and present (not allocated): a section that the new
 // contents make stale is left as an inactive header (SHT_NULL, no name, no
 // bytes) at its index, so that no reader finds it and no section index
