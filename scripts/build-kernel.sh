@@ -41,7 +41,9 @@
 # KARCH (another tree each; BTF is the same on any architecture, so the
 # running kernel still checks vmlinux's): x86_64, the default; arm64, which
 # needs LLVM=1 (clang cross-compiles): aarch64 relocations in the modules'
-# debug sections, AArch64's parameter registers; i386 (gcc -m32 or clang):
+# debug sections, AArch64's parameter registers; riscv, with LLVM=1 too:
+# RISC-V's paired ADD/SUB and SET6/SUB6 relocations in the modules' debug
+# sections (linker relaxation leaves code distances to the linker); i386 (gcc -m32 or clang):
 # 32-bit ELF, 4-byte pointers and longs, and SHT_REL relocations (no
 # addend in the entry: it is in the section's bytes) in the modules; s390
 # (Debian's s390x-linux-gnu cross gcc, not LLVM): big-endian ELF, DWARF and
@@ -61,12 +63,12 @@ karch=${KARCH:-x86_64}
 cross_compile=""
 case $karch in
   x86_64 | i386) ;;
-  arm64) [ -n "$llvm" ] || { echo "KARCH=arm64 needs LLVM=1 (clang cross-compiles)" >&2; exit 2; } ;;
+  arm64 | riscv) [ -n "$llvm" ] || { echo "KARCH=$karch needs LLVM=1 (clang cross-compiles)" >&2; exit 2; } ;;
   s390) [ -z "$llvm" ] || { echo "KARCH=s390 builds with gcc (ld.lld 14 has no s390x), not LLVM=1" >&2; exit 2; }
         cross_compile=s390x-linux-gnu- ;;
-  *) echo "KARCH must be x86_64, i386, arm64 or s390, not '$karch'" >&2; exit 2 ;;
+  *) echo "KARCH must be x86_64, i386, arm64, riscv or s390, not '$karch'" >&2; exit 2 ;;
 esac
-# 64BIT is a choice on x86 only (ARCH=i386 defaults it off); arm64 and s390 are 64-bit.
+# 64BIT: x86 and riscv choose it (ARCH=i386 defaults it off); arm64 and s390 are 64-bit.
 bits_option=64BIT
 [ "$karch" != i386 ] || bits_option=
 [ "$dwarf" = 5 ] || [ "$dwarf" = 4 ] || { echo "DWARF must be 4 or 5, not '$dwarf'" >&2; exit 2; }
