@@ -47,7 +47,9 @@
 # 32-bit ELF, 4-byte pointers and longs, and SHT_REL relocations (no
 # addend in the entry: it is in the section's bytes) in the modules; s390
 # (Debian's s390x-linux-gnu cross gcc, not LLVM): big-endian ELF, DWARF and
-# BTF, s390 relocations and parameter registers.
+# BTF, s390 relocations and parameter registers; powerpc (Debian's
+# powerpc64-linux-gnu cross gcc: a big-endian ppc64 kernel of the ELFv1
+# ABI, whose function symbols are descriptors in .opd, not code addresses).
 # Not part of CI: it needs root for apt-get and for loading BTF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,11 +68,16 @@ case $karch in
   arm64 | riscv) [ -n "$llvm" ] || { echo "KARCH=$karch needs LLVM=1 (clang cross-compiles)" >&2; exit 2; } ;;
   s390) [ -z "$llvm" ] || { echo "KARCH=s390 builds with gcc (ld.lld 14 has no s390x), not LLVM=1" >&2; exit 2; }
         cross_compile=s390x-linux-gnu- ;;
-  *) echo "KARCH must be x86_64, i386, arm64, riscv or s390, not '$karch'" >&2; exit 2 ;;
+  powerpc) [ -z "$llvm" ] || { echo "KARCH=powerpc builds with gcc, not LLVM=1" >&2; exit 2; }
+        cross_compile=powerpc64-linux-gnu- ;;
+  *) echo "KARCH must be x86_64, i386, arm64, riscv, s390 or powerpc, not '$karch'" >&2; exit 2 ;;
 esac
-# 64BIT: x86 and riscv choose it (ARCH=i386 defaults it off); arm64 and s390 are 64-bit.
+# 64BIT: x86 and riscv choose it (ARCH=i386 defaults it off), powerpc
+# derives it from PPC64 (its tinyconfig is 32-bit); arm64 and s390 are 64-bit.
 bits_option=64BIT
+arch_option=""
 [ "$karch" != i386 ] || bits_option=
+[ "$karch" != powerpc ] || arch_option=PPC64
 [ "$dwarf" = 5 ] || [ "$dwarf" = 4 ] || { echo "DWARF must be 4 or 5, not '$dwarf'" >&2; exit 2; }
 [ -z "$llvm" ] || [ "$llvm" = 1 ] || { echo "LLVM must be 1 or unset, not '$llvm'" >&2; exit 2; }
 [ -z "$lto" ] || [ "$lto" = 1 -a -n "$llvm" ] || { echo "LTO=1 needs LLVM=1 (clang's ThinLTO)" >&2; exit 2; }
@@ -98,6 +105,7 @@ packages=(
 )
 [ -z "$llvm" ] || packages+=(clang lld llvm)
 [ "$karch" != s390 ] || packages+=(gcc-s390x-linux-gnu binutils-s390x-linux-gnu)
+[ "$karch" != powerpc ] || packages+=(gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu)
 if ! dpkg-query -W -f='${Status}\n' "${packages[@]}" 2>/dev/null | grep -qv ' installed$' &&
    dpkg-query -W "${packages[@]}" >/dev/null 2>&1; then
   say "packages: all ${#packages[@]} installed"
@@ -146,7 +154,7 @@ say "config: tinyconfig + ${bits_option:-32-bit} BPF_SYSCALL DEBUG_KERNEL DEBUG_
 mkdir -p "$out"
 kmake -s tinyconfig >"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make tinyconfig failed"; }
 "$src/scripts/config" --file "$out/.config" \
-  ${bits_option:+-e $bits_option} -e BPF_SYSCALL -e DEBUG_KERNEL \
+  ${bits_option:+-e $bits_option} ${arch_option:+-e $arch_option} -e BPF_SYSCALL -e DEBUG_KERNEL \
   -d DEBUG_INFO_NONE -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF$((9 - dwarf)) \
   -e DEBUG_INFO_DWARF$dwarf -e DEBUG_INFO_BTF \
   -d DEBUG_INFO_REDUCED -d DEBUG_INFO_SPLIT \
@@ -155,7 +163,7 @@ kmake -s tinyconfig >"$work/config$variant.log" 2>&1 || { cat "$work/config$vari
 for opt in "${module_options[@]}"; do "$src/scripts/config" --file "$out/.config" -m "$opt"; done
 kmake -s olddefconfig >>"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make olddefconfig failed"; }
 [ "$karch" != i386 ] || ! grep -qx 'CONFIG_64BIT=y' "$out/.config" || die "KARCH=i386 but CONFIG_64BIT is set"
-for opt in $bits_option BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES ${lto:+LTO_CLANG_THIN}; do
+for opt in $bits_option $arch_option BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES ${lto:+LTO_CLANG_THIN}; do
   grep -qx "CONFIG_$opt=y" "$out/.config" ||
     die "CONFIG_$opt is not set in $out/.config after olddefconfig (unmet dependency?); PAHOLE_VERSION there: $(grep PAHOLE_VERSION "$out/.config" || echo none)"
 done
