@@ -14,7 +14,9 @@
 # pahole only when argv[0] is `pahole`, so PAHOLE is a symlink named
 # pahole next to the btfc binary.
 #
-# Config: tinyconfig (small and quick on 2 cores) plus 64BIT, BPF_SYSCALL,
+# Config: tinyconfig (small and quick on 2 cores; BASECONFIG=defconfig
+# starts from the architecture's defconfig instead: SMP, per-cpu variables,
+# networking and file systems, in another tree) plus 64BIT, BPF_SYSCALL,
 # DEBUG_KERNEL, DEBUG_INFO_DWARF5, DEBUG_INFO_BTF, MODULES and
 # DEBUG_INFO_BTF_MODULES, and as modules: configfs (several units in one
 # module), binfmt_misc and the crc7/crc8/crc-itu-t libraries; each is
@@ -62,6 +64,7 @@ llvm=${LLVM:-}
 lto=${LTO:-}
 dwarf=${DWARF:-5}
 karch=${KARCH:-x86_64}
+baseconfig=${BASECONFIG:-tinyconfig}
 cross_compile=""
 case $karch in
   x86_64 | i386) ;;
@@ -78,12 +81,15 @@ bits_option=64BIT
 arch_option=""
 [ "$karch" != i386 ] || bits_option=
 [ "$karch" != powerpc ] || arch_option=PPC64
+[ "$baseconfig" = tinyconfig ] || [ "$baseconfig" = defconfig ] ||
+  { echo "BASECONFIG must be tinyconfig or defconfig, not '$baseconfig'" >&2; exit 2; }
 [ "$dwarf" = 5 ] || [ "$dwarf" = 4 ] || { echo "DWARF must be 4 or 5, not '$dwarf'" >&2; exit 2; }
 [ -z "$llvm" ] || [ "$llvm" = 1 ] || { echo "LLVM must be 1 or unset, not '$llvm'" >&2; exit 2; }
 [ -z "$lto" ] || [ "$lto" = 1 -a -n "$llvm" ] || { echo "LTO=1 needs LLVM=1 (clang's ThinLTO)" >&2; exit 2; }
 variant=${llvm:+-llvm}${lto:+-lto}
 [ "$dwarf" = 5 ] || variant=$variant-dwarf$dwarf
 [ "$karch" = x86_64 ] || variant=$variant-$karch
+[ "$baseconfig" = tinyconfig ] || variant=$variant-$baseconfig
 out=$work/out$variant  # kernel object tree (make O=), keeps the source pristine
 cmp=$work/compare$variant  # the BTF comparison's files
 log=$work/build$variant.log
@@ -150,9 +156,9 @@ kmake() { make -C "$src" O="$out" ARCH="$karch" PAHOLE="$pahole" ${llvm:+LLVM=1}
 module_options=(CONFIGFS_FS BINFMT_MISC CRC7 CRC8 CRC_ITU_T)
 
 # 4. Configuration.
-say "config: tinyconfig + ${bits_option:-32-bit} BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES, modules ${module_options[*]}"
+say "config: $baseconfig + ${bits_option:-32-bit} BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES, modules ${module_options[*]}"
 mkdir -p "$out"
-kmake -s tinyconfig >"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make tinyconfig failed"; }
+kmake -s "$baseconfig" >"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make $baseconfig failed"; }
 "$src/scripts/config" --file "$out/.config" \
   ${bits_option:+-e $bits_option} ${arch_option:+-e $arch_option} -e BPF_SYSCALL -e DEBUG_KERNEL \
   -d DEBUG_INFO_NONE -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF$((9 - dwarf)) \
