@@ -52,6 +52,8 @@
 # BTF, s390 relocations and parameter registers; powerpc (Debian's
 # powerpc64-linux-gnu cross gcc: a big-endian ppc64 kernel of the ELFv1
 # ABI, whose function symbols are descriptors in .opd, not code addresses).
+# COMPRESSED=1 adds DEBUG_INFO_COMPRESSED (another tree): every debug
+# section SHF_COMPRESSED with zlib, in the modules under their relocations.
 # Not part of CI: it needs root for apt-get and for loading BTF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +67,7 @@ lto=${LTO:-}
 dwarf=${DWARF:-5}
 karch=${KARCH:-x86_64}
 baseconfig=${BASECONFIG:-tinyconfig}
+compressed=${COMPRESSED:-}
 cross_compile=""
 case $karch in
   x86_64 | i386) ;;
@@ -81,6 +84,7 @@ bits_option=64BIT
 arch_option=""
 [ "$karch" != i386 ] || bits_option=
 [ "$karch" != powerpc ] || arch_option=PPC64
+[ -z "$compressed" ] || [ "$compressed" = 1 ] || { echo "COMPRESSED must be 1 or unset, not '$compressed'" >&2; exit 2; }
 [ "$baseconfig" = tinyconfig ] || [ "$baseconfig" = defconfig ] ||
   { echo "BASECONFIG must be tinyconfig or defconfig, not '$baseconfig'" >&2; exit 2; }
 [ "$dwarf" = 5 ] || [ "$dwarf" = 4 ] || { echo "DWARF must be 4 or 5, not '$dwarf'" >&2; exit 2; }
@@ -90,6 +94,7 @@ variant=${llvm:+-llvm}${lto:+-lto}
 [ "$dwarf" = 5 ] || variant=$variant-dwarf$dwarf
 [ "$karch" = x86_64 ] || variant=$variant-$karch
 [ "$baseconfig" = tinyconfig ] || variant=$variant-$baseconfig
+[ -z "$compressed" ] || variant=$variant-compressed
 out=$work/out$variant  # kernel object tree (make O=), keeps the source pristine
 cmp=$work/compare$variant  # the BTF comparison's files
 log=$work/build$variant.log
@@ -166,17 +171,18 @@ kmake -s "$baseconfig" >"$work/config$variant.log" 2>&1 || { cat "$work/config$v
   -d DEBUG_INFO_REDUCED -d DEBUG_INFO_SPLIT \
   -e MODULES -e DEBUG_INFO_BTF_MODULES
 [ -z "$lto" ] || "$src/scripts/config" --file "$out/.config" -d LTO_NONE -e LTO_CLANG_THIN
+[ -z "$compressed" ] || "$src/scripts/config" --file "$out/.config" -e DEBUG_INFO_COMPRESSED
 for opt in "${module_options[@]}"; do "$src/scripts/config" --file "$out/.config" -m "$opt"; done
 kmake -s olddefconfig >>"$work/config$variant.log" 2>&1 || { cat "$work/config$variant.log" >&2; die "make olddefconfig failed"; }
 [ "$karch" != i386 ] || ! grep -qx 'CONFIG_64BIT=y' "$out/.config" || die "KARCH=i386 but CONFIG_64BIT is set"
-for opt in $bits_option $arch_option BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES ${lto:+LTO_CLANG_THIN}; do
+for opt in $bits_option $arch_option BPF_SYSCALL DEBUG_KERNEL DEBUG_INFO DEBUG_INFO_DWARF$dwarf DEBUG_INFO_BTF MODULES DEBUG_INFO_BTF_MODULES ${lto:+LTO_CLANG_THIN} ${compressed:+DEBUG_INFO_COMPRESSED}; do
   grep -qx "CONFIG_$opt=y" "$out/.config" ||
     die "CONFIG_$opt is not set in $out/.config after olddefconfig (unmet dependency?); PAHOLE_VERSION there: $(grep PAHOLE_VERSION "$out/.config" || echo none)"
 done
 for opt in "${module_options[@]}"; do
   grep -qx "CONFIG_$opt=m" "$out/.config" || die "CONFIG_$opt is not a module in $out/.config after olddefconfig"
 done
-echo "$(grep -E '^CONFIG_(64BIT|BPF_SYSCALL|DEBUG_INFO_DWARF[45]|DEBUG_INFO_BTF|DEBUG_INFO_BTF_MODULES|MODULES|PAHOLE_VERSION|LTO_CLANG_THIN)=' "$out/.config" | tr '\n' ' ')"
+echo "$(grep -E '^CONFIG_(64BIT|BPF_SYSCALL|DEBUG_INFO_DWARF[45]|DEBUG_INFO_BTF|DEBUG_INFO_BTF_MODULES|DEBUG_INFO_COMPRESSED|MODULES|PAHOLE_VERSION|LTO_CLANG_THIN)=' "$out/.config" | tr '\n' ' ')"
 
 # 5. Build. btfc newer than vmlinux: relink, so link-vmlinux.sh reruns it.
 if [ -e "$out/vmlinux" ] && [ "$build/btfc" -nt "$out/vmlinux" ]; then
@@ -203,6 +209,14 @@ dwarf_version=$(readelf --debug-dump=info "$out/vmlinux" 2>/dev/null |
   awk '/^ *Version: / {v[$2]++} END {for (k in v) printf "%s%s", (n++ ? "," : ""), k}')
 [ "$dwarf_version" = "$dwarf" ] || die "the units' DWARF versions are '$dwarf_version', not just $dwarf"
 has_btf "$out/vmlinux" || die "vmlinux has no .BTF section"
+if [ -n "$compressed" ]; then
+  # readelf's flag C: SHF_COMPRESSED (zlib), which btfc inflated to read.
+  for f in "$out/.tmp_vmlinux.btf" "$(find "$out" -name '*.ko' | sort | head -n 1)"; do
+    readelf -S -W "$f" | awk '/ \.debug_info / && /[[:space:]][A-Za-z]*C[A-Za-z]*[[:space:]]+[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9]+$/ {c = 1} END {exit !c}' ||
+      die "$f: .debug_info is not compressed (SHF_COMPRESSED) with DEBUG_INFO_COMPRESSED"
+  done
+  echo "DEBUG_INFO_COMPRESSED: .tmp_vmlinux.btf's and the modules' .debug_info are SHF_COMPRESSED (zlib)"
+fi
 mkdir -p "$cmp"
 objcopy --dump-section .BTF="$cmp/vmlinux.btf" "$out/vmlinux" "$cmp/objcopy.junk" && rm -f "$cmp/objcopy.junk"
 echo "vmlinux: $(stat -c %s "$out/vmlinux") bytes, DWARF $dwarf_version, .BTF $(stat -c %s "$cmp/vmlinux.btf") bytes"
