@@ -89,7 +89,7 @@ arch_option=""
   { echo "BASECONFIG must be tinyconfig or defconfig, not '$baseconfig'" >&2; exit 2; }
 [ "$dwarf" = 5 ] || [ "$dwarf" = 4 ] || { echo "DWARF must be 4 or 5, not '$dwarf'" >&2; exit 2; }
 [ -z "$llvm" ] || [ "$llvm" = 1 ] || { echo "LLVM must be 1 or unset, not '$llvm'" >&2; exit 2; }
-[ -z "$lto" ] || [ "$lto" = 1 -a -n "$llvm" ] || { echo "LTO=1 needs LLVM=1 (clang's ThinLTO)" >&2; exit 2; }
+[ -z "$lto" ] || { [ "$lto" = 1 ] && [ -n "$llvm" ]; } || { echo "LTO=1 needs LLVM=1 (clang's ThinLTO)" >&2; exit 2; }
 variant=${llvm:+-llvm}${lto:+-lto}
 [ "$dwarf" = 5 ] || variant=$variant-dwarf$dwarf
 [ "$karch" = x86_64 ] || variant=$variant-$karch
