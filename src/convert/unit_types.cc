@@ -957,7 +957,7 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
                              : plan.loc_size == 2 ? load<uint16_t>(l, be)
                              : plan.loc_size == 4 ? load<uint32_t>(l, be)
                                                   : plan.loc_implicit;
-        if (name < ub.str_end && type < ub.length && loc * 8 <= UINT32_MAX) {
+        if (name < ub.str_end && type < ub.length && loc <= UINT32_MAX / 8) {
           ++member_idx;
           const uint32_t noff =
               str_shared ? btf::Btf::SHARED_STR_BASE + static_cast<uint32_t>(name)
@@ -969,10 +969,10 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
     }
     if (ab->tag == DW_TAG_member && !ab->has_children && item.code_len != UINT32_MAX &&
         quick_attrs(ab, ub, item.pos + item.code_len, /*member=*/true, q)) {
-      const int64_t bit_offset = static_cast<int64_t>(q.location) * 8;
-      if (bit_offset >= 0 && bit_offset <= UINT32_MAX) {
+      // (Compared before multiplying: a hostile location would overflow.)
+      if (q.location <= UINT32_MAX / 8) {
         ++member_idx;
-        members_.push_back({name_off(q.name), q.has_type ? type_id(q.type) : 0, static_cast<uint32_t>(bit_offset), 0});
+        members_.push_back({name_off(q.name), q.has_type ? type_id(q.type) : 0, static_cast<uint32_t>(q.location * 8), 0});
         continue;
       }
     }
@@ -990,23 +990,29 @@ void UnitTypes::emit_struct(const Die& die, const TypeAttrs& a, TypeId self, Ite
       if (m.data_bit_offset()) {
         bit_offset = static_cast<int64_t>(*m.data_bit_offset());
       } else {
+        // Checked arithmetic: hostile offsets and sizes must not overflow.
+        bool overflow = false;
+        auto add = [&](int64_t x, int64_t y) { int64_t r; overflow |= __builtin_add_overflow(x, y, &r); return r; };
+        auto sub = [&](int64_t x, int64_t y) { int64_t r; overflow |= __builtin_sub_overflow(x, y, &r); return r; };
+        auto mul8 = [&](int64_t x) { int64_t r; overflow |= __builtin_mul_overflow(x, int64_t{8}, &r); return r; };
         int64_t byte_off = static_cast<int64_t>(m.member_location().value_or(0));
         if (bitfield_size == 0 || !m.bit_offset()) {
-          bit_offset = byte_off * 8;
+          bit_offset = mul8(byte_off);
         } else {
           // DWARF 2/3: DW_AT_bit_offset counts from the most significant
           // bit of the storage unit.
           int64_t byte_size = static_cast<int64_t>(
               m.byte_size() ? *m.byte_size() : (m.type() ? dwarf_type_byte_size(*m.type()) : 0));
-          int64_t storage_bits = byte_size * 8;
+          int64_t storage_bits = mul8(byte_size);
           int64_t bo = static_cast<int64_t>(*m.bit_offset());
-          if (!dw.big_endian()) bo = storage_bits - bo - bitfield_size;
+          if (!dw.big_endian()) bo = sub(sub(storage_bits, bo), bitfield_size);
           if (bo < 0) {
-            bo += storage_bits;
-            byte_off -= byte_size;
+            bo = add(bo, storage_bits);
+            byte_off = sub(byte_off, byte_size);
           }
-          bit_offset = byte_off * 8 + bo;
+          bit_offset = add(mul8(byte_off), bo);
         }
+        if (overflow) fail(child, "member bit offset out of range");
       }
       if (bit_offset < 0 || bit_offset > UINT32_MAX) fail(child, "member bit offset out of range");
       members_.push_back({name_off(m), type_of(m), static_cast<uint32_t>(bit_offset), bitfield_size});
