@@ -167,6 +167,39 @@ TEST(ImpossibleTypes, InvalidNamesAreReportedAtTheirDie) {
                        "identifiers (a c++14 unit: --lang_exclude=c++14 leaves such units out)\n");
 }
 
+// struct s { struct s *m; } whose member's DW_AT_data_member_location (data8)
+// is `location` bytes: a hostile offset the bit offset (x8) cannot hold.
+std::string member_at(uint64_t location) {
+  ByteWriter a;
+  a.uleb(1).uleb(0x11).u8(1).uleb(0x03).uleb(0x08).uleb(0x13).uleb(0x0b).u8(0).u8(0);
+  a.uleb(2).uleb(0x13).u8(1).uleb(0x03).uleb(0x08).uleb(0x0b).uleb(0x0b).u8(0).u8(0);
+  a.uleb(3).uleb(0x0d).u8(0).uleb(0x03).uleb(0x08).uleb(0x49).uleb(0x13).uleb(0x38).uleb(0x07).u8(0).u8(0);
+  a.uleb(4).uleb(0x0f).u8(0).uleb(0x0b).uleb(0x0b).uleb(0x49).uleb(0x13).u8(0).u8(0);
+  a.u8(0);
+  ByteWriter d;
+  d.uleb(1).str("t.c").u8(0x0c);               // 0x0b: compile unit, C99
+  d.uleb(2).str("s").u8(8);                    // 0x11: struct s, 8 bytes
+  d.uleb(3).str("m").u32(0x25).u64(location);  // 0x15: member m, type 0x25, at `location`
+  d.u8(0);                                     // 0x24: end of s
+  d.uleb(4).u8(8).u32(0x11);                   // 0x25: pointer to s
+  d.u8(0);
+  ByteWriter info;
+  info.u32(static_cast<uint32_t>(7 + d.size())).u16(4).u32(0).u8(8).raw(d.data());
+  return write_elf("member_at_" + std::to_string(location) + ".o",
+                   {{".debug_info", info.data()}, {".debug_abbrev", a.data()}});
+}
+
+// 2^60 and 2^61 bytes overflowed int64 when multiplied by 8 (undefined
+// behaviour; fuzz_encode found the first).
+TEST(ImpossibleTypes, MemberOffsetPastBitRangeIsReportedAtItsDie) {
+  for (uint64_t location : {uint64_t{1} << 60, uint64_t{1} << 61, uint64_t{UINT32_MAX} + 1}) {
+    const std::string obj = member_at(location);
+    RunResult r = run_btfc("encode --btf_encode_detached=/dev/null " + obj);
+    EXPECT_EQ(r.status, 1) << location;
+    EXPECT_EQ(r.err, "btfc: " + obj + ": .debug_info+0x15: member bit offset out of range\n");
+  }
+}
+
 TEST(ImpossibleTypes, EncodingRefusesThemAndLeavesTheFile) {
   for (const std::string& obj :
        {struct_holding_itself(), pointer_loop(), prototype_taking_itself(), union_holding_itself_twice()}) {
