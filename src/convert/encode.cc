@@ -248,6 +248,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     stats.units++;
     stats.units_skipped += r.skipped;
   }
+  for (const dwarf::Unit& u : units) stats.units_split += u.root_tag == dwarf::DW_TAG_skeleton_unit;
   uint64_t total_bytes = 0;  // of the units' DWARF
   for (const std::vector<size_t>& g : groups)
     for (size_t i : g) total_bytes += units[i].end - units[i].offset;
@@ -640,6 +641,13 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
       base_input.index_per_table = small_for_its_base(source);
     }
     btf::Btf out = build(o, source, base_input, stats, debug ? elf.get() : nullptr);
+    // Not an error (the rest of the file is encoded), but the types of
+    // these units are missing from the output: say so, as pahole does.
+    if (stats.units_split)
+      std::fprintf(stderr,
+                   "btfc: %s: warning: %zu skeleton unit%s (split DWARF, -gsplit-dwarf) not encoded: the types are "
+                   "in .dwo files, which btfc does not follow; encode the .dwo files instead\n",
+                   input.c_str(), stats.units_split, stats.units_split > 1 ? "s" : "");
     // pahole writes nothing when there is nothing to encode (1.2).
     if (out.type_count() == 0) return stats;
     PhaseTimer t("write");
@@ -662,6 +670,7 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
 void add(EncodeStats& sum, const EncodeStats& s) {
   sum.units += s.units;
   sum.units_skipped += s.units_skipped;
+  sum.units_split += s.units_split;
   sum.dies += s.dies;
   sum.types_before_dedup += s.types_before_dedup;
   sum.types_after_dedup += s.types_after_dedup;

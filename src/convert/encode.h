@@ -54,6 +54,7 @@ struct UnitResult {
 
 struct EncodeStats {
   size_t units = 0, units_skipped = 0;
+  size_t units_split = 0;           // skeleton units (split DWARF): their types are in .dwo files
   uint64_t dies = 0;
   uint64_t types_before_dedup = 0, types_after_dedup = 0;
   FunctionStats functions;

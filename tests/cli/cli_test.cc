@@ -396,5 +396,42 @@ int kf_one(int a) { return a + 1; }
   EXPECT_EQ(same.status, 0) << same.out;
 }
 
+// A program built partly with -gsplit-dwarf: the skeleton unit's types
+// are in its .dwo, which btfc does not follow. The rest is encoded, and
+// one warning names the file and says where the missing types are, as
+// pahole warns; the .dwo encodes on its own.
+TEST(Cli, SkeletonUnitsAreNamedInAWarning) {
+  ASSERT_TRUE(tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
+  std::string split = compile_c("skeleton_part", "struct in_dwo { int a; };\nint f(struct in_dwo *p) { return p->a; }\n",
+                                "gcc -g -gsplit-dwarf -O1 -c");
+  std::string whole = compile_c("whole_part", "struct in_main { long b; };\nint f(struct in_dwo *);\n"
+                                "long g(struct in_main *p) { return p->b; }\nint main(void) { return f(0) + g(0); }\n",
+                                "gcc -g -O1 -c");
+  const std::string dwo = scratch_dir() + "/skeleton_part.dwo";
+  ASSERT_TRUE(std::filesystem::exists(dwo)) << "gcc wrote no " << dwo;
+  const std::string exe = scratch_dir() + "/skeleton_exe";
+  ASSERT_EQ(run("gcc " + split + " " + whole + " -o " + exe).status, 0);
+
+  RunResult r = run_btfc("encode --btf_encode_detached=" + exe + ".btf " + exe);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "btfc: " + exe + ": warning: 1 skeleton unit (split DWARF, -gsplit-dwarf) not encoded: the types "
+                   "are in .dwo files, which btfc does not follow; encode the .dwo files instead\n");
+  RunResult dump = run_btfc("dump " + exe + ".btf");
+  EXPECT_NE(dump.out.find("STRUCT 'in_main'"), std::string::npos) << dump.out;
+  EXPECT_EQ(dump.out.find("STRUCT 'in_dwo'"), std::string::npos) << dump.out;
+  RunResult p = run("pahole -J --btf_encode_detached=" + exe + ".pahole.btf " + exe);
+  EXPECT_NE(p.err.find("DW_TAG_skeleton_unit"), std::string::npos) << "pahole did not warn: " << p.err;
+
+  RunResult from_dwo = run_btfc("encode --btf_encode_detached=" + dwo + ".btf " + dwo);
+  EXPECT_EQ(from_dwo.status, 0) << from_dwo.err;
+  EXPECT_EQ(from_dwo.err, "");
+  EXPECT_NE(run_btfc("dump " + dwo + ".btf").out.find("STRUCT 'in_dwo'"), std::string::npos);
+
+  // A file without split units says nothing.
+  RunResult quiet = run_btfc("encode --btf_encode_detached=" + whole + ".btf " + whole);
+  EXPECT_EQ(quiet.status, 0);
+  EXPECT_EQ(quiet.err, "");
+}
+
 }  // namespace
 }  // namespace btfc::test
