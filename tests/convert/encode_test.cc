@@ -231,6 +231,53 @@ TEST(Encode, SeveralUnitsLinkedAndThreadCountIrrelevant) {
   BTFC_EXPECT_LOADS(read_bytes(dir + "/linked-j1.btf"));
 }
 
+// dwz moves the DIEs units share into partial units (in the file, or in
+// an alternate file with -m) that the units import or point into. The
+// BTF of the program after dwz is the BTF of the program before it
+// (pahole 1.24 warns that it does not consider such types).
+TEST(Encode, DwzPartialUnitsGiveTheTypesOfTheProgramBeforeDwz) {
+  ASSERT_TRUE(test::tool_exists("dwz")) << "dwz is not installed (scripts/install-deps.sh installs it)";
+  std::string dir = test::scratch_dir();
+  std::string header;
+  for (int i = 0; i < 30; i++) {
+    std::string n = std::to_string(i);
+    header += "struct s" + n + " { int a; long b; struct s" + n + " *next; };\n";
+  }
+  // One header, so that the units' copies of a struct are the same DIEs
+  // (declared in the same file), which dwz then shares.
+  std::ofstream(dir + "/dwz_types.h") << header;
+  std::string objects;
+  for (int unit = 1; unit <= 3; unit++) {
+    std::string source = "#include \"dwz_types.h\"\n";
+    for (int i = 0; i < 30; i++)
+      source += "int f" + std::to_string(unit) + "_" + std::to_string(i) + "(struct s" + std::to_string(i) +
+                " *p) { return p->a; }\n";
+    if (unit == 1) source += "int main(void) { return 0; }\n";
+    objects += " " + test::compile_c("dwz_unit" + std::to_string(unit), source, "gcc -g -O1 -c");
+  }
+  const std::string plain = dir + "/dwz_plain";
+  ASSERT_EQ(test::run("gcc -o " + plain + objects).status, 0);
+  ASSERT_EQ(test::run_btfc("encode --btf_encode_detached=" + plain + ".btf " + plain).status, 0);
+  btf::Btf before = btf::read_file(plain + ".btf");
+  ASSERT_GT(before.type_count(), 90u);
+
+  const std::string single = dir + "/dwz_single", multi_a = dir + "/dwz_multi_a", multi_b = dir + "/dwz_multi_b";
+  for (const std::string& copy : {single, multi_a, multi_b})
+    std::filesystem::copy_file(plain, copy, std::filesystem::copy_options::overwrite_existing);
+  ASSERT_EQ(test::run("dwz " + single).status, 0);
+  ASSERT_EQ(test::run("cd '" + dir + "' && dwz -m dwz_common.debug -M dwz_common.debug dwz_multi_a dwz_multi_b").status,
+            0);
+  for (const std::string& file : {single, multi_a}) {
+    test::RunResult units = test::run("readelf --debug-dump=info " + file + " | grep -c DW_TAG_partial_unit");
+    EXPECT_NE(units.out, "0\n") << "dwz made no partial unit in " << file;
+    test::RunResult r = test::run_btfc("encode --btf_encode_detached=" + file + ".btf " + file);
+    ASSERT_EQ(r.status, 0) << file << ": " << r.err;
+    EXPECT_EQ(r.err, "") << file;
+    btf::DiffResult d = btf::diff(btf::read_file(file + ".btf"), before, {"after dwz", "before dwz"});
+    EXPECT_TRUE(d.equivalent) << file << ":\n" << d.report;
+  }
+}
+
 TEST(Encode, EnumForwardInOneUnitMeetsItsSignedEnumInAnother) {
   // drm_kms_helper.ko in small: unit a only declares `enum st;` (GCC:
   // DW_AT_encoding unsigned, no size -> ENUM 4 vlen 0, kind flag 0), unit
