@@ -703,8 +703,11 @@ void collect(const DwarfFile& dw, const Unit& unit, const std::span<const Die>* 
     f.ret = ret ? types.type_id(*ret) : 0;
     // uncertain_parm_loc: a named struct passed by value on the stack that
     // pahole infers to be packed. Inference needs the struct's layout; a
-    // by-value struct beyond the register parameters is what matters.
-    if (!regs.empty() && nr_params >= regs.size()) {
+    // by-value struct beyond the register parameters is what matters: on
+    // a machine without parameter registers in pahole's table (i386), any
+    // parameter. The type is the parameter's own, typedefs not stripped,
+    // as pahole tests it.
+    if (nr_params >= regs.size()) {
       const btf::Btf& t = types.table();
       for (uint32_t i = static_cast<uint32_t>(regs.size()); i < nr_params; i++) {
         btf::TypeId id = out.params[f.first_param + i].type;
