@@ -80,26 +80,32 @@ def btfc_count(line):
     return None
 
 
-def base_funcs_only_in_btfc():
-    """The FUNC items vmlinux.txt (the base's report, if DIFFS_DIR has it)
-    lists as only btfc's, as they are printed."""
+def base_funcs():
+    """From vmlinux.txt (the base's report, if DIFFS_DIR has it): the FUNC
+    items only btfc's base has, as printed, and the names of FUNCs that
+    1.24's base has more of (one per unit that defines one)."""
     path = os.path.join(diffs, "vmlinux.txt")
     if not os.path.exists(path):
-        return set()
-    found, section = set(), None
+        return set(), set()
+    only_btfc, more_in_124, section = set(), set(), None
     for line in open(path).read().splitlines():
         if line.lower().startswith("only in "):
-            section = is_btfc_side(line[len("only in "):].rstrip().rstrip(":"))
+            section = "btfc" if is_btfc_side(line[len("only in "):].rstrip().rstrip(":")) else "pahole"
         elif not line.startswith("  "):
             section = None
-        elif section and line.startswith("  FUNC "):
-            found.add(line.strip())
-    return found
+        elif section == "btfc" and line.startswith("  FUNC "):
+            only_btfc.add(line.strip())
+        elif section == "pahole" and line.startswith("  FUNC ") and (btfc_count(line) or 0) >= 1:
+            more_in_124.add(ITEM.match(line).group(2).split(" ")[0])
+    return only_btfc, more_in_124
 
 
-# A module's FUNC that btfc's base has (and 1.24's base lacks) is mapped
-# onto the base's by split dedup, so the module's own BTF leaves it out.
-in_btfc_base = base_funcs_only_in_btfc()
+# Split dedup maps a module's FUNC onto an identical one of its base, and
+# the two bases differ in FUNCs: a module FUNC that only btfc's base has
+# (a 1.31 FUNC there) is left out of btfc's module, and one of a name that
+# 1.24's base has several of (one per unit) is more often left out of
+# 1.24's (arm64: type_show).
+in_btfc_base, several_in_124_base = base_funcs()
 classes = collections.defaultdict(lambda: [0, set(), []])
 equivalent = 0
 for fname in sorted(os.listdir(diffs)):
@@ -143,6 +149,9 @@ for fname in sorted(os.listdir(diffs)):
             exact, suffixed, several = syms
             if section == "btfc" and ident not in exact and ident in suffixed:
                 cls = "FUNC only in btfc/1.31: only suffixed symbols (.isra, .constprop, .llvm.<hash>) [1.31 adds these]"
+            elif section == "btfc" and name != "vmlinux" and ident in several_in_124_base:
+                cls = ("FUNC only in btfc/1.31: pahole 1.24's base has several FUNCs of the name, "
+                       "and split dedup maps 1.24's module FUNC onto one")
             elif section == "btfc":
                 cls = "FUNC only in btfc/1.31 (exact symbol exists) [unexplained]"
             elif (btfc_count(line) or 0) >= 1:
