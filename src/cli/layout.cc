@@ -189,12 +189,16 @@ int run_btfdiff(Args args) {
   d.lang_exclude.push_back(dwarf::DW_LANG_Rust);
   layout::LayoutOptions b;
   b.sort = b.suppress_aligned_attribute = b.suppress_packed = true;
+  d.total_order = b.total_order = true;
   std::string btf_path = files.size() == 2 ? files[1] : files[0];
   std::string dwarf_text = dwarf_side(files[0], d);
   // A split BTF file holds its base's types too; show only what the DWARF
   // side shows, as a module's btfdiff is about the module's own types.
-  if (!base.empty())
+  if (!base.empty()) {
+    b.base_as_in_dwarf = true;
     for (std::string& n : layout::printed_names(dwarf_text)) b.only_names.insert(std::move(n));
+    for (std::string& l : layout::printed_layouts(dwarf_text)) b.base_layouts.insert(std::move(l));
+  }
   std::string btf_text = btf_side(btf_path, base, b);
   std::string diff = layout::unified_diff(dwarf_text, btf_text, files[0] + " (DWARF)", btf_path + " (BTF)");
   if (diff.empty()) return 0;

@@ -96,6 +96,22 @@ int compare_sorted(const Candidate& a, const Candidate& b) {
   return 0;
 }
 
+// compare_sorted made a total order (LayoutOptions::total_order): every
+// member name compared, and a layout whose members begin another's first.
+int compare_total(const Candidate& a, const Candidate& b) {
+  if (int r = a.name.compare(b.name)) return r;
+  for (size_t i = 0; i < a.members.size() && i < b.members.size(); ++i) {
+    const Candidate::M& x = a.members[i];
+    const Candidate::M& y = b.members[i];
+    if (int r = x.name.compare(y.name)) return r;
+    if (x.bit_offset != y.bit_offset) return x.bit_offset < y.bit_offset ? -1 : 1;
+    if (x.bitfield_size != y.bitfield_size) return x.bitfield_size < y.bitfield_size ? -1 : 1;
+    if (int r = x.type.compare(y.type)) return r;
+  }
+  if (a.members.size() != b.members.size()) return a.members.size() < b.members.size() ? -1 : 1;
+  return 0;
+}
+
 // The key under which --sort drops duplicates: everything compare_sorted looks at.
 std::string sort_key(const Candidate& c) {
   std::string k = c.name;
@@ -145,11 +161,12 @@ struct Printed {
   Candidate key;  // for --sort
 };
 
-void finish(std::vector<Printed>& printed, bool sort, bool need_resort, std::string& out) {
-  if (sort) {
+void finish(std::vector<Printed>& printed, const LayoutOptions& o, bool need_resort, std::string& out) {
+  if (o.sort) {
     std::stable_sort(printed.begin(), printed.end(), [&](const Printed& a, const Printed& b) {
-      if (need_resort) return compare_sorted(a.key, b.key) < 0;
-      return a.key.plain_key < b.key.plain_key;  // name first, then the plain fields
+      if (o.total_order) return compare_total(a.key, b.key) < 0;
+      if (!need_resort) return a.key.plain_key < b.key.plain_key;  // name first, then the plain fields
+      return compare_sorted(a.key, b.key) < 0;
     });
   }
   size_t total = 0;
@@ -269,6 +286,24 @@ std::vector<std::string> printed_names(std::string_view text) {
   return names;
 }
 
+std::vector<std::string> printed_layouts(std::string_view text) {
+  std::vector<std::string> layouts;
+  size_t start = std::string_view::npos, at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    std::string_view line = text.substr(at, end - at);
+    if (start == std::string_view::npos && (line.starts_with("struct ") || line.starts_with("union ")))
+      start = at;
+    else if (start != std::string_view::npos && (line == "};\n" || line == "};")) {
+      layouts.emplace_back(text.substr(start, end - start));
+      start = std::string_view::npos;
+    }
+    at = end;
+  }
+  return layouts;
+}
+
 std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& o,
                          std::string* missing) {
   if (!o.class_names.empty()) return named_dwarf(dw, little_endian, o, missing);
@@ -310,9 +345,34 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
         }
   }
   std::string out;
-  finish(printed, o.sort, sel.need_resort(), out);
+  finish(printed, o, sel.need_resort(), out);
   return out;
 }
+
+namespace {
+
+// By base id: the structs and unions of a split BTF's base that its own
+// types use, directly or through pointers, typedefs, qualifiers, arrays
+// and prototypes (not through the members of other base structs).
+std::vector<bool> base_structs_used(const btf::Btf& b) {
+  std::vector<bool> used(b.start_id(), false);
+  std::vector<btf::TypeId> todo;
+  auto reach = [&](uint32_t id) {
+    if (id && id < b.start_id() && !used[id]) todo.push_back(id);
+  };
+  for (btf::TypeId id = b.start_id(); id < b.end_id(); ++id) b.for_each_type_id(id, reach);
+  while (!todo.empty()) {
+    btf::TypeId id = todo.back();
+    todo.pop_back();
+    if (used[id]) continue;
+    used[id] = true;
+    btf::Kind k = b.type(id).kind();
+    if (k != btf::Kind::Struct && k != btf::Kind::Union) b.for_each_type_id(id, reach);
+  }
+  return used;
+}
+
+}  // namespace
 
 std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* missing) {
   Table t;
@@ -329,9 +389,19 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
   }
   std::vector<Candidate> cands;
   make_candidates(t, o, cands);
+  Printer p(t, o);
+  if (o.base_as_in_dwarf) {
+    const std::vector<bool> used = base_structs_used(b);
+    std::string text;
+    std::erase_if(cands, [&](const Candidate& c) {
+      if (c.index >= b.start_id() || used[c.index]) return false;
+      text.clear();
+      p.print_class(c.index, text);
+      return !o.base_layouts.count(text);
+    });
+  }
   Selector sel(o);
   for (Candidate& c : cands) sel.offer(c);
-  Printer p(t, o);
   std::vector<Printed> printed;
   for (Candidate& c : cands) {
     if (!c.winner) continue;
@@ -341,7 +411,7 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
     printed.push_back(std::move(pr));
   }
   std::string out;
-  finish(printed, o.sort, sel.need_resort(), out);
+  finish(printed, o, sel.need_resort(), out);
   return out;
 }
 

@@ -37,7 +37,26 @@ struct LayoutOptions : PrintOptions {
   // When not empty, only these structs and unions ("struct NAME", "union NAME") (btfdiff of a
   // module: the split BTF side is limited to what the module's DWARF shows).
   std::unordered_set<std::string> only_names;
+  // A module's btfdiff (split BTF): a struct or union of the base is
+  // printed only when the module's own types use it, or its layout, as
+  // printed, is one of base_layouts (the DWARF side's); the module's own
+  // ones as only_names says. A base holds structs of one name that the
+  // module never sees: arm64's vmlinux has two `struct cache_req`,
+  // sunrpc's (which the module uses) and a driver's.
+  bool base_as_in_dwarf = false;
+  // btfdiff: with --sort, layouts of one name are ordered by all their
+  // fields, on both sides alike. pahole orders them by size when no two
+  // layouts share name, size and members (the BTF side, deduplicated),
+  // by members otherwise (the DWARF side, a struct in many units), and
+  // leaves some as they came (one's members a prefix of the other's):
+  // radeon's six `union igp_info` came out in different orders.
+  bool total_order = false;
+  std::unordered_set<std::string> base_layouts;
 };
+
+// Each struct's or union's layout in a layout text, as printed (from its
+// "struct NAME {" line to its "};" line).
+std::vector<std::string> printed_layouts(std::string_view text);
 
 // "struct NAME" / "union NAME" of each layout in a layout text, in order.
 std::vector<std::string> printed_names(std::string_view text);

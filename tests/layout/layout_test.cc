@@ -10,9 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <utility>
 #include <string>
 
 #include "btf/btf.h"
+#include "btf/reader.h"
+#include "btf/writer.h"
 #include "layout/diff.h"
 #include "layout/layout.h"
 #include "layout/pahole_oracle.h"
@@ -346,6 +349,67 @@ TEST(LayoutHostile, PrototypeWhoseParametersPointBackAtItIsCut) {
       EXPECT_LT(text.size(), size_t{1} << 20);
     }
   }
+}
+
+// A module's btfdiff shows the base's structs its DWARF shows, not their
+// namesakes: the base has two `struct req` (one per unit), the module
+// uses one. A base struct whose BTF layout is not the module's DWARF
+// layout is still a difference (its DWARF side has no BTF counterpart).
+TEST(LayoutBtfdiff, ModuleSeesTheBaseStructsItsDwarfShows) {
+  const std::string dir = scratch_dir();
+  std::string a1 = compile_c("base_u1", "struct req { int a; };\nstruct req ra;\nint main(void) { return ra.a; }\n",
+                             "gcc -g -O1 -c");
+  std::string a2 = compile_c("base_u2", "struct req { long x, y; };\nstruct req rb;\n", "gcc -g -O1 -c");
+  const std::string base = dir + "/twin_base";
+  ASSERT_EQ(run("gcc -o " + base + " " + a1 + " " + a2).status, 0);
+  ASSERT_EQ(run_btfc("encode --btf_encode_detached=" + base + ".btf " + base).status, 0);
+  std::string mod = compile_c("twin_module",
+                              "struct req { long x, y; };\nstruct own { int q; struct req r; } o;\n"
+                              "struct req *get(struct req *r) { return r; }\n",
+                              "gcc -g -O1 -c");
+  RunResult e = run_btfc("encode --btf_base=" + base + ".btf --btf_encode_detached=" + mod + ".btf " + mod);
+  ASSERT_EQ(e.status, 0) << e.err;
+  RunResult r = run_btfc("btfdiff --base " + base + ".btf " + mod + " " + mod + ".btf");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+
+  // The same module on a base whose `struct req { long x, y; }` has its
+  // member names swapped: the module's req (the base's) no longer matches
+  // its DWARF.
+  btf::Btf b = btf::read_file(base + ".btf");
+  bool moved = false;
+  for (btf::TypeId id = b.start_id(); id < b.end_id(); ++id) {
+    btf::TypeView v = b.type(id);
+    if (v.kind() != btf::Kind::Struct || v.name() != "req" || v.size() != 16) continue;
+    uint32_t* words = b.mutable_record(id);  // name, info, size, then name, type, offset per member
+    std::swap(words[3], words[6]);
+    moved = true;
+  }
+  ASSERT_TRUE(moved);
+  btf::write_raw_file(base + ".moved.btf", b);
+  r = run_btfc("btfdiff --base " + base + ".moved.btf " + mod + " " + mod + ".btf");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("\n-\tlong int                   y;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n+\tlong int                   x;"), std::string::npos) << r.out;
+}
+
+// Three different `union igp` and a struct in two units: pahole's --sort
+// puts the unions in a different order from DWARF (where the repeated
+// struct makes it compare members, one union's being a prefix of
+// another's) than from BTF (deduplicated: by size). btfdiff orders both
+// sides alike, so the layouts, which agree, show no difference.
+TEST(LayoutBtfdiff, SameNamedLayoutsInTheSameOrderOnBothSides) {
+  std::string u1 = compile_c("igp_u1",
+                             "struct dup { int a; } d1;\nunion igp { int a; char b[8]; } g1;\n"
+                             "int main(void) { return d1.a + g1.a; }\n",
+                             "gcc -g -O1 -c");
+  std::string u2 = compile_c("igp_u2", "struct dup { int a; } d2;\nunion igp { int a; char b[8]; long c[4]; } g2;\n",
+                             "gcc -g -O1 -c");
+  std::string u3 = compile_c("igp_u3", "union igp { int a; long v; } g3;\n", "gcc -g -O1 -c");
+  const std::string exe = scratch_dir() + "/igp";
+  ASSERT_EQ(run("gcc -o " + exe + " " + u1 + " " + u2 + " " + u3).status, 0);
+  ASSERT_EQ(run_btfc("encode " + exe).status, 0);
+  RunResult r = run_btfc("btfdiff " + exe);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
 }
 
 TEST(LayoutDiff, UnifiedDiffShape) {
