@@ -273,33 +273,37 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
 
 }  // namespace
 
+namespace {
+
+// "struct NAME" / "union NAME" when `line` opens a layout ("struct NAME {"),
+// else empty.
+std::string_view opened_name(std::string_view line) {
+  for (std::string_view kw : {"struct ", "union "})
+    if (line.starts_with(kw) && line.size() > kw.size() + 2 && line.ends_with(" {"))
+      return line.substr(0, line.size() - 2);
+  return {};
+}
+
+}  // namespace
+
 std::vector<std::string> printed_names(std::string_view text) {
   std::vector<std::string> names;
-  for (std::string_view line : split_lines(text)) {
-    for (std::string_view kw : {"struct ", "union "}) {
-      if (line.substr(0, kw.size()) == kw && line.size() > kw.size() + 2 && line.substr(line.size() - 2) == " {") {
-        names.emplace_back(line.substr(0, line.size() - 2));
-        break;
-      }
-    }
-  }
+  for (std::string_view line : split_lines(text))
+    if (std::string_view name = opened_name(line); !name.empty()) names.emplace_back(name);
   return names;
 }
 
 std::vector<std::string> printed_layouts(std::string_view text) {
   std::vector<std::string> layouts;
-  size_t start = std::string_view::npos, at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    std::string_view line = text.substr(at, end - at);
-    if (start == std::string_view::npos && (line.starts_with("struct ") || line.starts_with("union ")))
-      start = at;
-    else if (start != std::string_view::npos && (line == "};\n" || line == "};")) {
-      layouts.emplace_back(text.substr(start, end - start));
-      start = std::string_view::npos;
+  const char* start = nullptr;  // of the open layout
+  for (std::string_view line : split_lines(text)) {
+    if (!start && !opened_name(line).empty()) {
+      start = line.data();
+    } else if (start && line == "};") {
+      const char* end = std::min(line.data() + line.size() + 1, text.data() + text.size());  // with its newline
+      layouts.emplace_back(start, end);
+      start = nullptr;
     }
-    at = end;
   }
   return layouts;
 }
@@ -391,14 +395,12 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
   make_candidates(t, o, cands);
   Printer p(t, o);
   if (o.base_as_in_dwarf) {
+    // A base struct the module does not use is kept when its printed
+    // layout is one the DWARF side shows (the text is kept for the output).
     const std::vector<bool> used = base_structs_used(b);
-    std::string text;
-    std::erase_if(cands, [&](const Candidate& c) {
-      if (c.index >= b.start_id() || used[c.index]) return false;
-      text.clear();
-      p.print_class(c.index, text);
-      return !o.base_layouts.count(text);
-    });
+    for (Candidate& c : cands)
+      if (c.index < b.start_id() && !used[c.index]) p.print_class(c.index, c.text);
+    std::erase_if(cands, [&](const Candidate& c) { return !c.text.empty() && !o.base_layouts.count(c.text); });
   }
   Selector sel(o);
   for (Candidate& c : cands) sel.offer(c);
@@ -406,7 +408,8 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
   for (Candidate& c : cands) {
     if (!c.winner) continue;
     Printed pr;
-    p.print_class(c.index, pr.text);
+    if (c.text.empty()) p.print_class(c.index, pr.text);
+    else pr.text = std::move(c.text);
     pr.key = std::move(c);
     printed.push_back(std::move(pr));
   }

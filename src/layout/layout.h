@@ -44,6 +44,7 @@ struct LayoutOptions : PrintOptions {
   // module never sees: arm64's vmlinux has two `struct cache_req`,
   // sunrpc's (which the module uses) and a driver's.
   bool base_as_in_dwarf = false;
+  std::unordered_set<std::string> base_layouts;
   // btfdiff: with --sort, layouts of one name are ordered by all their
   // fields, on both sides alike. pahole orders them by size when no two
   // layouts share name, size and members (the BTF side, deduplicated),
@@ -51,7 +52,6 @@ struct LayoutOptions : PrintOptions {
   // leaves some as they came (one's members a prefix of the other's):
   // radeon's six `union igp_info` came out in different orders.
   bool total_order = false;
-  std::unordered_set<std::string> base_layouts;
 };
 
 // Each struct's or union's layout in a layout text, as printed (from its
