@@ -80,42 +80,10 @@ def btfc_count(line):
     return None
 
 
-def base_funcs():
-    """From vmlinux.txt (the base's report, if DIFFS_DIR has it): the FUNC
-    items only btfc's base has, as printed, and the names of FUNCs that
-    1.24's base has more of (one per unit that defines one)."""
-    path = os.path.join(diffs, "vmlinux.txt")
-    if not os.path.exists(path):
-        return set(), set()
-    only_btfc, more_in_124, section = set(), set(), None
-    for line in open(path).read().splitlines():
-        if line.lower().startswith("only in "):
-            section = "btfc" if is_btfc_side(line[len("only in "):].rstrip().rstrip(":")) else "pahole"
-        elif not line.startswith("  "):
-            section = None
-        elif section == "btfc" and line.startswith("  FUNC "):
-            only_btfc.add(line.strip())
-        elif section == "pahole" and line.startswith("  FUNC ") and (btfc_count(line) or 0) >= 1:
-            more_in_124.add(ITEM.match(line).group(2).split(" ")[0])
-    return only_btfc, more_in_124
-
-
-# Split dedup maps a module's FUNC onto an identical one of its base, and
-# the two bases differ in FUNCs: a module FUNC that only btfc's base has
-# (a 1.31 FUNC there) is left out of btfc's module, and one of a name that
-# 1.24's base has several of (one per unit) is more often left out of
-# 1.24's (arm64: type_show).
-in_btfc_base, several_in_124_base = base_funcs()
-classes = collections.defaultdict(lambda: [0, set(), []])
-equivalent = 0
-for fname in sorted(os.listdir(diffs)):
-    name = fname[:-4]
-    text = open(os.path.join(diffs, fname)).read()
-    if not text.strip() or re.search(r"^(only in|changed)", text, re.M | re.I) is None:
-        if "differ" not in text:
-            equivalent += 1
-            continue
-    syms = None
+def report_items(text):
+    """The items of a `btfc diff` report: (section, line, kind, name), the
+    section being "btfc" or "pahole" (a type only that side has),
+    "changed", or "deep" (a difference only the whole graphs show)."""
     section = None
     for line in text.splitlines():
         low = line.lower()
@@ -136,9 +104,45 @@ for fname in sorted(os.listdir(diffs)):
         if section is None:
             continue
         m = ITEM.match(line)
-        if not m:
+        if m:
+            yield section, line, m.group(1), m.group(2).split(" ")[0]
+
+
+def base_funcs():
+    """From vmlinux.txt (the base's report, if DIFFS_DIR has it): the FUNC
+    items only btfc's base has, as printed, and the names of FUNCs that
+    1.24's base has more of (one per unit that defines one)."""
+    path = os.path.join(diffs, "vmlinux.txt")
+    if not os.path.exists(path):
+        return set(), set()
+    only_btfc, more_in_124 = set(), set()
+    for section, line, kind, ident in report_items(open(path).read()):
+        if kind != "FUNC":
             continue
-        kind, ident = m.group(1), m.group(2).split(" ")[0]
+        if section == "btfc":
+            only_btfc.add(line.strip())
+        elif section == "pahole" and (btfc_count(line) or 0) >= 1:
+            more_in_124.add(ident)
+    return only_btfc, more_in_124
+
+
+# Split dedup maps a module's FUNC onto an identical one of its base, and
+# the two bases differ in FUNCs: a module FUNC that only btfc's base has
+# (a 1.31 FUNC there) is left out of btfc's module, and one of a name that
+# 1.24's base has several of (one per unit) is more often left out of
+# 1.24's (arm64: type_show).
+in_btfc_base, several_in_124_base = base_funcs()
+classes = collections.defaultdict(lambda: [0, set(), []])
+equivalent = 0
+for fname in sorted(os.listdir(diffs)):
+    name = fname[:-4]
+    text = open(os.path.join(diffs, fname)).read()
+    if not text.strip() or re.search(r"^(only in|changed)", text, re.M | re.I) is None:
+        if "differ" not in text:
+            equivalent += 1
+            continue
+    syms = None
+    for section, line, kind, ident in report_items(text):
         if section == "deep":
             cls = "graph-only difference (duplicated anonymous types or same-name references): " + kind
         elif section == "changed":
