@@ -57,6 +57,31 @@ def symbols(name):
     return exact, suffixed, {n for n, a in addresses.items() if len(a) > 1}
 
 
+def objects_at_zero(name):
+    """Names of the data symbols at address 0 of their section (vmlinux's
+    .data..percpu starts at 0: fixed_percpu_data)."""
+    out = subprocess.run(["nm", kos[name]], capture_output=True, text=True).stdout
+    return {p[2] for p in (line.split() for line in out.splitlines())
+            if len(p) == 3 and p[1] in "dDbB" and int(p[0], 16) == 0}
+
+
+DATASEC_VAR = re.compile(r"^    variable '([^']+)' only in (.+)$")
+
+
+def datasec_changes(text, ident):
+    """The changes a report lists under DATASEC IDENT: (side, variable)."""
+    changes, inside = set(), False
+    for line in text.splitlines():
+        if line.startswith("  ") and not line.startswith("    "):
+            inside = line.strip().startswith(f"DATASEC {ident}:")
+        elif inside and line.startswith("    "):
+            m = DATASEC_VAR.match(line)
+            changes.add(("btfc" if is_btfc_side(m.group(2)) else "pahole", m.group(1)) if m else ("other", line))
+        elif inside:
+            inside = False
+    return changes
+
+
 def is_btfc_side(path):
     """Whether a file the report names is btfc's: its folder's name starts
     with "btfc" (btfc/, btfc-sample/)."""
@@ -64,6 +89,8 @@ def is_btfc_side(path):
 
 
 ITEM = re.compile(r"^  (\S+) (.*?)(:|$)")
+# A graph-only item: "  1 more in btfc/nvme-tcp.btf: FUNC_PROTO (anon) SIGNATURE".
+DEEP = re.compile(r"^  \d+ more in (.+?): (\S+) (\S+) ?(.*)$")
 # btfc diff's note on an item whose name a side has more than once.
 COUNTS = re.compile(r"\(of that name: (\d+) in (.+?), (\d+) in (.+)\)$")
 
@@ -86,6 +113,11 @@ def report_items(text):
     "changed", or "deep" (a difference only the whole graphs show)."""
     section = None
     for line in text.splitlines():
+        if section == "deep":
+            m = DEEP.match(line)
+            if m:
+                yield section, line, m.group(2), m.group(3)
+                continue
         low = line.lower()
         if low.startswith("only in "):
             path = line[len("only in "):].rstrip().rstrip(":")
@@ -110,12 +142,13 @@ def report_items(text):
 
 def base_funcs():
     """From vmlinux.txt (the base's report, if DIFFS_DIR has it): the FUNC
-    items only btfc's base has, as printed, and the names of FUNCs that
-    1.24's base has more of (one per unit that defines one)."""
+    items only btfc's base has, as printed, the names of FUNCs that 1.24's
+    base has more of (one per unit that defines one), and the prototypes
+    ("RET (PARAMS)", as printed) of those extra FUNCs."""
     path = os.path.join(diffs, "vmlinux.txt")
     if not os.path.exists(path):
-        return set(), set()
-    only_btfc, more_in_124 = set(), set()
+        return set(), set(), set()
+    only_btfc, more_in_124, protos_more_in_124 = set(), set(), set()
     for section, line, kind, ident in report_items(open(path).read()):
         if kind != "FUNC":
             continue
@@ -123,7 +156,17 @@ def base_funcs():
             only_btfc.add(line.strip())
         elif section == "pahole" and (btfc_count(line) or 0) >= 1:
             more_in_124.add(ident)
-    return only_btfc, more_in_124
+            protos_more_in_124.add(prototype(line))
+    return only_btfc, more_in_124, protos_more_in_124
+
+
+def prototype(line):
+    """The prototype of a FUNC item, or of a graph-only FUNC_PROTO item:
+    "RET (PARAMS)" without parameter names, as btfc diff prints both."""
+    m = DEEP.match(line)
+    if m:
+        return m.group(4).strip()
+    return COUNTS.sub("", line.strip().partition(": ")[2]).strip()
 
 
 # Split dedup maps a module's FUNC onto an identical one of its base, and
@@ -131,7 +174,7 @@ def base_funcs():
 # (a 1.31 FUNC there) is left out of btfc's module, and one of a name that
 # 1.24's base has several of (one per unit) is more often left out of
 # 1.24's (arm64: type_show).
-in_btfc_base, several_in_124_base = base_funcs()
+in_btfc_base, several_in_124_base, protos_several_in_124_base = base_funcs()
 classes = collections.defaultdict(lambda: [0, set(), []])
 equivalent = 0
 for fname in sorted(os.listdir(diffs)):
@@ -143,8 +186,29 @@ for fname in sorted(os.listdir(diffs)):
             continue
     syms = None
     for section, line, kind, ident in report_items(text):
-        if section == "deep":
+        if (section == "deep" and kind == "FUNC_PROTO" and name != "vmlinux"
+                and is_btfc_side(DEEP.match(line).group(1))
+                and prototype(line) in protos_several_in_124_base):
+            # The prototype of a module FUNC, its parameter names and all,
+            # is also that of 1.24's extra base FUNC (6.12 nvme-tcp's
+            # nvme_tcp_timeout and bsg-lib's bsg_timeout): 1.24's module
+            # takes the base's, btfc's keeps its own.
+            cls = ("FUNC_PROTO kept only in btfc/1.31's module: 1.24's base has another FUNC "
+                   "of that prototype, and split dedup maps 1.24's module prototype onto it")
+        elif (section == "deep" and kind == "FUNC_PROTO" and name != "vmlinux"
+                and not is_btfc_side(DEEP.match(line).group(1))
+                and prototype(line) in {prototype(f) for f in in_btfc_base}):
+            # The mirror case: btfc's base has a FUNC (one of 1.31's) of the
+            # prototype (arm64 imx-interconnect and aggregate_requests). Both
+            # cases compare prototypes as btfc diff prints them, without the
+            # parameter names that split dedup also matches.
+            cls = ("FUNC_PROTO kept only in pahole 1.24's module: btfc/1.31's base has a FUNC "
+                   "of that prototype (one of 1.31's), and split dedup maps btfc's module prototype onto it")
+        elif section == "deep":
             cls = "graph-only difference (duplicated anonymous types or same-name references): " + kind
+        elif section == "changed" and kind == "DATASEC" and datasec_changes(text, ident) <= {
+                ("btfc", v) for v in objects_at_zero(name)}:
+            cls = "changed DATASEC: only its variables at offset 0, which btfc/1.31 has and 1.24 leaves out"
         elif section == "changed":
             cls = "changed " + kind + (" (per-CPU offset)" if kind == "VAR" else "")
         elif kind == "FUNC":
@@ -169,6 +233,11 @@ for fname in sorted(os.listdir(diffs)):
                        "[1.31 skips these with --skip_encoding_btf_inconsistent_proto]")
             else:
                 cls = "FUNC only in pahole 1.24 [unexplained]"
+        elif kind == "VAR" and section == "btfc" and ident in objects_at_zero(name):
+            # docs/pahole-rules.md 4.2 rule 5; pahole 1.31's reference of
+            # the corpus vmlinux has fixed_percpu_data, 1.24 leaves it out.
+            cls = ("VAR only in btfc/1.31: at offset 0 of its section [1.24 leaves it out, "
+                   "1.31 keeps it when a symbol of the name is there]")
         else:
             cls = f"{kind} only in {'btfc/1.31' if section == 'btfc' else 'pahole 1.24'}"
         c = classes[cls]
