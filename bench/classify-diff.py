@@ -180,10 +180,19 @@ equivalent = 0
 for fname in sorted(os.listdir(diffs)):
     name = fname[:-4]
     text = open(os.path.join(diffs, fname)).read()
-    if not text.strip() or re.search(r"^(only in|changed)", text, re.M | re.I) is None:
-        if "differ" not in text:
-            equivalent += 1
-            continue
+    if re.search(r"^equivalent: \d+ types$", text, re.M):
+        equivalent += 1
+        continue
+    if re.search(r"^(only in|changed|types whose whole graphs differ)", text, re.M | re.I) is None:
+        # No verdict: btfc diff could not compare (an unreadable file), so
+        # nothing is known of the two outputs.
+        first = (text.strip().splitlines() or ["(empty report)"])[0]
+        c = classes["no comparison: btfc diff did not compare the two files [unexplained]"]
+        c[0] += 1
+        c[1].add(name)
+        if len(c[2]) < 4:
+            c[2].append(f"{name}: {first[:110]}")
+        continue
     syms = None
     for section, line, kind, ident in report_items(text):
         if (section == "deep" and kind == "FUNC_PROTO" and name != "vmlinux"
