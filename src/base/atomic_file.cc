@@ -29,10 +29,11 @@ mode_t default_mode() {
 // The one temp-file-and-rename sequence both entry points share: the pieces
 // go to PATH.tmp.XXXXXX in order, which gets `mode` and is renamed over
 // `path`; on any failure the temporary file is removed.
-void write_all(int fd, std::span<const std::span<const uint8_t>> pieces, const auto& fail) {
+void write_all(int fd, std::span<const std::span<const uint8_t>> pieces, const PieceCopier& copy, const auto& fail) {
   for (std::span<const uint8_t> piece : pieces) {
-    const uint8_t* p = piece.data();
-    size_t left = piece.size();
+    const size_t copied = copy && !piece.empty() ? copy(fd, piece) : 0;
+    const uint8_t* p = piece.data() + copied;
+    size_t left = piece.size() - copied;
     while (left) {
       ssize_t n = write(fd, p, left);
       if (n < 0) {
@@ -48,7 +49,8 @@ void write_all(int fd, std::span<const std::span<const uint8_t>> pieces, const a
 // An existing target that is not a regular file (/dev/null, a FIFO, a
 // terminal) is written to as it is: renaming a file over it would replace
 // the device node itself (as root, /dev/null with a regular file).
-void write_in_place(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
+void write_in_place(const std::string& path, std::span<const std::span<const uint8_t>> pieces,
+                    const PieceCopier& copy) {
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path + ": cannot open for writing: " + std::strerror(errno));
   auto fail = [&](const char* what) {
@@ -56,7 +58,7 @@ void write_in_place(const std::string& path, std::span<const std::span<const uin
     close(fd);
     throw Error(path + ": " + what + ": " + std::strerror(err));
   };
-  write_all(fd, pieces, fail);
+  write_all(fd, pieces, copy, fail);
   if (close(fd) != 0) throw Error(path + ": close failed: " + std::strerror(errno));
 }
 
@@ -64,7 +66,7 @@ void write_in_place(const std::string& path, std::span<const std::span<const uin
 // takes where this process may give them (root rewriting a user's module,
 // as pahole's in-place update would leave it); null for a new output.
 void write_atomic(const std::string& target, std::span<const std::span<const uint8_t>> pieces, mode_t mode,
-                  const struct stat* owner = nullptr) {
+                  const struct stat* owner = nullptr, const PieceCopier& copy = {}) {
   // A symlink's target is what gets replaced, as writing through the link
   // would (a dangling link is replaced itself).
   std::string path = target;
@@ -77,7 +79,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
   }
   if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) throw Error(target + ": is a folder, not a file");
-    write_in_place(path, pieces);
+    write_in_place(path, pieces, copy);
     return;
   }
   std::string tmp = path + ".tmp.XXXXXX";
@@ -92,7 +94,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
     unlink(name.data());
     throw Error(path + ": " + what + ": " + std::strerror(err));
   };
-  write_all(fd, pieces, fail);
+  write_all(fd, pieces, copy, fail);
   // Not ours to give (EPERM for another user's group, say): the new file
   // keeps this process's owner, as any file it writes.
   if (owner && (owner->st_uid != geteuid() || owner->st_gid != getegid()))
@@ -122,10 +124,11 @@ void write_file_atomic(const std::string& path, std::span<const std::span<const 
   write_atomic(path, pieces, default_mode());
 }
 
-void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces) {
+void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces,
+                         const PieceCopier& copy) {
   struct stat st;
   const bool exists = stat(path.c_str(), &st) == 0;
-  write_atomic(path, pieces, exists ? (st.st_mode & 07777) : default_mode(), exists ? &st : nullptr);
+  write_atomic(path, pieces, exists ? (st.st_mode & 07777) : default_mode(), exists ? &st : nullptr, copy);
 }
 
 }  // namespace btfc

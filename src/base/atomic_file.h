@@ -6,6 +6,9 @@
 // FIFO) is written to directly, never renamed over.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -23,6 +26,12 @@ void write_file_atomic(const std::string& path, std::span<const std::span<const 
 // (rewriting vmlinux in place keeps it executable), and its owner and group
 // where this process may set them (root rewriting a user's file); otherwise
 // it gets 0644 less the umask. The temporary file is named PATH.tmp.XXXXXX.
-void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces);
+// `copy`, if given, is asked first for each piece: it appends what it can
+// of the piece to the file descriptor without this process reading the
+// bytes (ElfFile::copy_to: copy_file_range from the input) and returns how
+// many; the rest of the piece is written from memory.
+using PieceCopier = std::function<size_t(int fd, std::span<const uint8_t> piece)>;
+void write_pieces_atomic(const std::string& path, std::span<const std::span<const uint8_t>> pieces,
+                         const PieceCopier& copy = {});
 
 }  // namespace btfc

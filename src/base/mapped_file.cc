@@ -100,6 +100,20 @@ void MappedFile::copy_out(const uint8_t* at, std::span<uint8_t> out) const {
   if (!out.empty()) std::memcpy(out.data(), at, out.size());
 }
 
+size_t MappedFile::copy_to(int out_fd, Bytes range) const {
+  std::optional<uint64_t> offset = offset_of(range.data(), range.size());
+  if (!offset || fd_ < 0) return 0;
+  off64_t from = static_cast<off64_t>(*offset);
+  size_t done = 0;
+  while (done < range.size()) {
+    ssize_t n = copy_file_range(fd_, &from, out_fd, nullptr, range.size() - done, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // unsupported here, or the file shrank: the caller's write() says which
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
 void MappedFile::read_ahead(std::vector<ReadAhead::Range> ranges) const {
   if (!read_ahead_) read_ahead_ = std::make_unique<ReadAhead>(fd_, std::move(ranges));
 }

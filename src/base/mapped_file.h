@@ -53,6 +53,14 @@ class MappedFile {
   // they lie in the mapping (so that a small read, like a unit header,
   // does not map the pages around it), else from memory.
   void copy_out(const uint8_t* at, std::span<uint8_t> out) const;
+  // Appends the bytes of `range`, if it lies in the mapping, to `out_fd`
+  // at its file position with copy_file_range(2): the kernel copies them
+  // from the page cache (or shares their blocks, on a file system that can)
+  // without mapping them into this process. Returns how many bytes it
+  // copied: 0 for a range outside the mapping or where the kernel cannot
+  // (another file system, a device, an old kernel), fewer than asked if
+  // the copy stopped part way; the caller writes the rest itself.
+  size_t copy_to(int out_fd, Bytes range) const;
   // Starts reading these ranges of the file into the page cache, beside
   // whatever reads them next (see ReadAhead); once, later calls do nothing.
   void read_ahead(std::vector<ReadAhead::Range> ranges) const;

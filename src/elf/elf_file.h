@@ -103,6 +103,9 @@ class ElfFile {
   // Copies the bytes at `at` (section data) without mapping file pages
   // (see MappedFile::copy_out); for small reads scattered over a big file.
   void copy_out(const uint8_t* at, std::span<uint8_t> out) const { file_.copy_out(at, out); }
+  // Appends bytes of the file to `out_fd` in the kernel (see
+  // MappedFile::copy_to); returns how many, 0 for a file parsed from memory.
+  size_t copy_to(int out_fd, Bytes range) const { return file_.copy_to(out_fd, range); }
   // Starts reading the sections of these names (a .debug_X name also
   // finds .zdebug_X, as find_section does) into the page cache beside the
   // work that uses them, with the relocations aimed at them and the

@@ -1,7 +1,8 @@
 // The section writer (see write_section.h). The output is a list of pieces,
-// mostly spans of the mapped input, handed to write_pieces_atomic: rewriting
-// a 600 MB vmlinux copies it once through the page cache and allocates only
-// the new section header table and string table.
+// mostly spans of the mapped input, handed to write_pieces_atomic, which has
+// the kernel copy those (copy_file_range): rewriting a 600 MB vmlinux
+// copies it once within the page cache, never through this process, and
+// allocates only the new section header table and string table.
 //
 // Layout: the input up to the end of the last byte that must stay where it
 // is (header, program headers, segments, sections other than the rewritten
@@ -261,8 +262,10 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
 void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path,
                         std::string_view retire) {
   SectionWrite w = plan_with_section(in, name, data, retire);
-  // I/O errors name out_path themselves.
-  write_pieces_atomic(out_path, w.pieces);
+  // I/O errors name out_path themselves. The spans of the input are copied
+  // by the kernel: amdgpu.ko's 595 MB through write() from the mapping
+  // cost 0.6-1.4 s and as much resident memory.
+  write_pieces_atomic(out_path, w.pieces, [&in](int fd, Bytes piece) { return in.copy_to(fd, piece); });
 }
 
 }  // namespace btfc::elf

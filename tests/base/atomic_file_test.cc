@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/mapped_file.h"
 #include "support/test_support.h"
 
 namespace btfc {
@@ -156,6 +157,56 @@ TEST(AtomicFile, SymlinkTargetIsWritten) {
   EXPECT_FALSE(fs::is_symlink(dir + "/dangling.btf"));
   EXPECT_EQ(test::read_file(dir + "/dangling.btf"), "here");
   expect_only(dir, {"dangling.btf", "link.btf", "real.btf"});
+}
+
+// A copier (ElfFile::copy_to) may take all, part or none of a piece: the
+// rest is written from memory, so the file holds every piece in order.
+TEST(AtomicFile, WhatTheCopierLeavesIsWritten) {
+  std::string dir = test::scratch_dir() + "/copier";
+  fs::create_directories(dir);
+  std::string path = dir + "/out.ko";
+  std::string a = "first piece|", b = "second|", c = "third piece, the last";
+  std::span<const uint8_t> pieces[] = {bytes_of(a), bytes_of(b), bytes_of(c)};
+  for (size_t share : {0, 1, 2}) {  // none, half, all of each piece
+    size_t asked = 0;
+    write_pieces_atomic(path, pieces, [&](int fd, std::span<const uint8_t> piece) -> size_t {
+      asked++;
+      const size_t n = piece.size() * share / 2;
+      return write(fd, piece.data(), n) == static_cast<ssize_t>(n) ? n : 0;
+    });
+    EXPECT_EQ(test::read_file(path), a + b + c) << share;
+    EXPECT_EQ(asked, 3u);
+  }
+  expect_only(dir, {"out.ko"});
+}
+
+// Into a FIFO the kernel copies nothing (copy_file_range wants two regular
+// files): MappedFile::copy_to gives up and the bytes are written.
+TEST(AtomicFile, MappedBytesReachAFifoThroughWrite) {
+  std::string dir = test::scratch_dir() + "/fifo-copier";
+  fs::create_directories(dir);
+  std::string src = dir + "/input";
+  std::string content(70000, 'x');
+  for (size_t i = 0; i < content.size(); i++) content[i] = static_cast<char>('a' + i % 26);
+  write_file_atomic(src, bytes_of(content));
+  MappedFile in = MappedFile::open(src);
+  std::string path = dir + "/pipe";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    int fd = open(path.c_str(), O_RDONLY);
+    char buf[4096];
+    ssize_t n;
+    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+    if (fd >= 0) close(fd);
+  });
+  const std::string head = "<", tail = ">";
+  std::span<const uint8_t> pieces[] = {bytes_of(head), in.bytes().subspan(5, 60000), bytes_of(tail)};
+  write_pieces_atomic(path, pieces, [&](int fd, std::span<const uint8_t> piece) { return in.copy_to(fd, piece); });
+  reader.join();
+  const std::string want = head + content.substr(5, 60000) + tail;
+  EXPECT_TRUE(got == want) << got.size() << " bytes, " << want.size() << " wanted";
+  EXPECT_TRUE(fs::is_fifo(path));
 }
 
 // A target that is not a regular file (/dev/null, a FIFO) is written to,

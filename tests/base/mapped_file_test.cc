@@ -197,5 +197,28 @@ TEST(MappedFile, CopyOutFromTheMappingOrMemory) {
   EXPECT_EQ(head[7], 0x3c);
 }
 
+// copy_to appends a range of the mapping to a file at its write position,
+// between bytes written with write(); a range that is not the mapping's (a
+// heap copy), or a MappedFile with no file, copies nothing.
+TEST(MappedFile, CopyToAppendsTheFileBytesAtTheWritePosition) {
+  std::string path = test::scratch_dir() + "/pattern-copy-to.bin";
+  std::vector<char> pattern(3 << 20);
+  for (size_t i = 0; i < pattern.size(); i++) pattern[i] = static_cast<char>(i * 7 + (i >> 12));
+  std::ofstream(path, std::ios::binary).write(pattern.data(), static_cast<std::streamsize>(pattern.size()));
+  MappedFile f = MappedFile::open(path);
+  std::string out_path = test::scratch_dir() + "/copy-to-out.bin";
+  int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "head", 4), 4);
+  const size_t at = 4097, n = 2500000;
+  EXPECT_EQ(f.copy_to(fd, f.bytes().subspan(at, n)), n);
+  std::vector<uint8_t> heap(100, 0x3c);
+  EXPECT_EQ(f.copy_to(fd, Bytes(heap.data(), heap.size())), 0u);
+  EXPECT_EQ(MappedFile().copy_to(fd, Bytes(heap.data(), heap.size())), 0u);
+  ASSERT_EQ(write(fd, "tail", 4), 4);
+  ASSERT_EQ(close(fd), 0);
+  EXPECT_EQ(test::read_file(out_path), "head" + std::string(pattern.data() + at, n) + "tail");
+}
+
 }  // namespace
 }  // namespace btfc
