@@ -159,6 +159,18 @@ TEST(AtomicFile, SymlinkTargetIsWritten) {
   expect_only(dir, {"dangling.btf", "link.btf", "real.btf"});
 }
 
+// A thread that reads the FIFO at `path` to its end into `got` (a writer
+// blocks opening a FIFO until a reader has it open).
+std::thread read_fifo(const std::string& path, std::string& got) {
+  return std::thread([&path, &got] {
+    int fd = open(path.c_str(), O_RDONLY);
+    char buf[4096];
+    ssize_t n;
+    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+    if (fd >= 0) close(fd);
+  });
+}
+
 // A copier (ElfFile::copy_to) may take all, part or none of a piece: the
 // rest is written from memory, so the file holds every piece in order.
 TEST(AtomicFile, WhatTheCopierLeavesIsWritten) {
@@ -193,13 +205,7 @@ TEST(AtomicFile, MappedBytesReachAFifoThroughWrite) {
   std::string path = dir + "/pipe";
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   std::string got;
-  std::thread reader([&] {
-    int fd = open(path.c_str(), O_RDONLY);
-    char buf[4096];
-    ssize_t n;
-    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
-    if (fd >= 0) close(fd);
-  });
+  std::thread reader = read_fifo(path, got);
   const std::string head = "<", tail = ">";
   std::span<const uint8_t> pieces[] = {bytes_of(head), in.bytes().subspan(5, 60000), bytes_of(tail)};
   write_pieces_atomic(path, pieces, [&](int fd, std::span<const uint8_t> piece) { return in.copy_to(fd, piece); });
@@ -217,13 +223,7 @@ TEST(AtomicFile, FifoIsWrittenNotReplaced) {
   std::string path = dir + "/pipe";
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   std::string got;
-  std::thread reader([&] {
-    int fd = open(path.c_str(), O_RDONLY);
-    char buf[256];
-    ssize_t n;
-    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
-    if (fd >= 0) close(fd);
-  });
+  std::thread reader = read_fifo(path, got);
   write_file_atomic(path, bytes_of("through the pipe"));
   reader.join();
   EXPECT_EQ(got, "through the pipe");
