@@ -271,10 +271,6 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // "struct NAME" / "union NAME" when `line` opens a layout ("struct NAME {"),
 // else empty.
 std::string_view opened_name(std::string_view line) {

@@ -102,11 +102,18 @@ TEST(MappedFile, AFaultOutsideTheMappedFilesStillCrashes) {
 #endif
 }
 
-TEST(MappedFile, ReleaseKeepsTheContent) {
-  std::string path = test::scratch_dir() + "/pattern.bin";
-  std::vector<char> pattern(1 << 20);
+// Writes `size` bytes to `path` that differ from page to page and within a
+// page (a misplaced copy shows), and returns them.
+std::vector<char> write_pattern(const std::string& path, size_t size) {
+  std::vector<char> pattern(size);
   for (size_t i = 0; i < pattern.size(); i++) pattern[i] = static_cast<char>(i * 7 + (i >> 12));
   std::ofstream(path, std::ios::binary).write(pattern.data(), static_cast<std::streamsize>(pattern.size()));
+  return pattern;
+}
+
+TEST(MappedFile, ReleaseKeepsTheContent) {
+  std::string path = test::scratch_dir() + "/pattern.bin";
+  const std::vector<char> pattern = write_pattern(path, 1 << 20);
   MappedFile f = MappedFile::open(path);
   Bytes all = f.bytes();
   ASSERT_EQ(all.size(), pattern.size());
@@ -123,9 +130,7 @@ TEST(MappedFile, ReleaseKeepsTheContent) {
 
 TEST(MappedFile, ReadCopiesTheFileBytes) {
   std::string path = test::scratch_dir() + "/pattern-read.bin";
-  std::vector<char> pattern(3 << 20);  // past PageBuffer::kMapped
-  for (size_t i = 0; i < pattern.size(); i++) pattern[i] = static_cast<char>(i * 13 + (i >> 11));
-  std::ofstream(path, std::ios::binary).write(pattern.data(), static_cast<std::streamsize>(pattern.size()));
+  const std::vector<char> pattern = write_pattern(path, 3 << 20);  // past PageBuffer::kMapped
   MappedFile f = MappedFile::open(path);
   for (auto [offset, size] : {std::pair<size_t, size_t>{0, pattern.size()}, {4097, 2500000}, {12345, 100}, {77, 0}}) {
     PageBuffer buf(size);
@@ -179,9 +184,7 @@ TEST(PageBuffer, DiscardGivesBackWholePagesOnly) {
 // mapping (read from the file) or elsewhere (copied from memory).
 TEST(MappedFile, CopyOutFromTheMappingOrMemory) {
   std::string path = test::scratch_dir() + "/pattern-copy.bin";
-  std::vector<char> pattern(1 << 16);
-  for (size_t i = 0; i < pattern.size(); i++) pattern[i] = static_cast<char>(i * 5 + 3);
-  std::ofstream(path, std::ios::binary).write(pattern.data(), static_cast<std::streamsize>(pattern.size()));
+  const std::vector<char> pattern = write_pattern(path, 1 << 16);
   MappedFile f = MappedFile::open(path);
   uint8_t head[64];
   for (size_t at : {size_t{0}, size_t{4095}, pattern.size() - sizeof head}) {
@@ -202,9 +205,7 @@ TEST(MappedFile, CopyOutFromTheMappingOrMemory) {
 // heap copy), or a MappedFile with no file, copies nothing.
 TEST(MappedFile, CopyToAppendsTheFileBytesAtTheWritePosition) {
   std::string path = test::scratch_dir() + "/pattern-copy-to.bin";
-  std::vector<char> pattern(3 << 20);
-  for (size_t i = 0; i < pattern.size(); i++) pattern[i] = static_cast<char>(i * 7 + (i >> 12));
-  std::ofstream(path, std::ios::binary).write(pattern.data(), static_cast<std::streamsize>(pattern.size()));
+  const std::vector<char> pattern = write_pattern(path, 3 << 20);
   MappedFile f = MappedFile::open(path);
   std::string out_path = test::scratch_dir() + "/copy-to-out.bin";
   int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
