@@ -14,6 +14,7 @@ A class that is not explained by a known difference between pahole 1.24 and
 1.31 is printed as "unexplained", so nothing is hidden.
 """
 import collections
+import functools
 import os
 import re
 import subprocess
@@ -29,14 +30,19 @@ for d, _, files in os.walk(moddir):  # top-down: MODDIR's own vmlinux first
             kos.setdefault(f, os.path.join(d, f))
 
 
+@functools.lru_cache(maxsize=1)  # a file's items are classified together
 def symbols(name):
-    """Names with an exact symbol, names with only suffixed ones, and names
-    of text symbols at more than one address."""
+    """From one `nm` of the file: names with an exact symbol, names with
+    only suffixed ones, names of text symbols at more than one address, and
+    names of data symbols at address 0 of their section (vmlinux's
+    .data..percpu starts at 0: fixed_percpu_data)."""
     out = subprocess.run(["nm", kos[name]], capture_output=True, text=True).stdout
-    exact, suffixed = set(), set()
+    exact, suffixed, at_zero = set(), set(), set()
     addresses = collections.defaultdict(set)
     for line in out.splitlines():
         parts = line.split()
+        if len(parts) == 3 and parts[1] in "dDbB" and int(parts[0], 16) == 0:
+            at_zero.add(parts[2])
         # Defined code symbols only: a variable or an undefined symbol of
         # the name (arm64's vmlinux has a `b clock` beside clock.constprop.0)
         # says nothing of how the function is named.
@@ -54,15 +60,7 @@ def symbols(name):
             exact.add(sym)
             if parts[1] in "tT":
                 addresses[sym].add(parts[0])
-    return exact, suffixed, {n for n, a in addresses.items() if len(a) > 1}
-
-
-def objects_at_zero(name):
-    """Names of the data symbols at address 0 of their section (vmlinux's
-    .data..percpu starts at 0: fixed_percpu_data)."""
-    out = subprocess.run(["nm", kos[name]], capture_output=True, text=True).stdout
-    return {p[2] for p in (line.split() for line in out.splitlines())
-            if len(p) == 3 and p[1] in "dDbB" and int(p[0], 16) == 0}
+    return exact, suffixed, {n for n, a in addresses.items() if len(a) > 1}, at_zero
 
 
 DATASEC_VAR = re.compile(r"^    variable '([^']+)' only in (.+)$")
@@ -175,8 +173,18 @@ def prototype(line):
 # 1.24's base has several of (one per unit) is more often left out of
 # 1.24's (arm64: type_show).
 in_btfc_base, several_in_124_base, protos_several_in_124_base = base_funcs()
+protos_in_btfc_base = {prototype(f) for f in in_btfc_base}
 classes = collections.defaultdict(lambda: [0, set(), []])
 equivalent = 0
+
+
+def count(cls, name, example):
+    c = classes[cls]
+    c[0] += 1
+    c[1].add(name)
+    if len(c[2]) < 4:
+        c[2].append(f"{name}: {example[:110]}")
+
 for fname in sorted(os.listdir(diffs)):
     name = fname[:-4]
     text = open(os.path.join(diffs, fname)).read()
@@ -186,44 +194,34 @@ for fname in sorted(os.listdir(diffs)):
     if re.search(r"^(only in|changed|types whose whole graphs differ)", text, re.M | re.I) is None:
         # No verdict: btfc diff could not compare (an unreadable file), so
         # nothing is known of the two outputs.
-        first = (text.strip().splitlines() or ["(empty report)"])[0]
-        c = classes["no comparison: btfc diff did not compare the two files [unexplained]"]
-        c[0] += 1
-        c[1].add(name)
-        if len(c[2]) < 4:
-            c[2].append(f"{name}: {first[:110]}")
+        count("no comparison: btfc diff did not compare the two files [unexplained]", name,
+              (text.strip().splitlines() or ["(empty report)"])[0])
         continue
-    syms = None
     for section, line, kind, ident in report_items(text):
-        if (section == "deep" and kind == "FUNC_PROTO" and name != "vmlinux"
-                and is_btfc_side(DEEP.match(line).group(1))
-                and prototype(line) in protos_several_in_124_base):
+        kept_by_btfc = section == "deep" and is_btfc_side(DEEP.match(line).group(1))
+        if (section == "deep" and kind == "FUNC_PROTO" and name != "vmlinux" and prototype(line) in
+                (protos_several_in_124_base if kept_by_btfc else protos_in_btfc_base)):
             # The prototype of a module FUNC, its parameter names and all,
-            # is also that of 1.24's extra base FUNC (6.12 nvme-tcp's
-            # nvme_tcp_timeout and bsg-lib's bsg_timeout): 1.24's module
-            # takes the base's, btfc's keeps its own.
+            # is also that of a base FUNC only the other tool's base has, and
+            # split dedup maps that tool's module prototype onto it: 1.24's
+            # extra FUNC (6.12 nvme-tcp's nvme_tcp_timeout and bsg-lib's
+            # bsg_timeout), or one of 1.31's in btfc's base (arm64
+            # imx-interconnect and aggregate_requests). Prototypes compare
+            # as btfc diff prints them, without the parameter names that
+            # split dedup also matches.
             cls = ("FUNC_PROTO kept only in btfc/1.31's module: 1.24's base has another FUNC "
-                   "of that prototype, and split dedup maps 1.24's module prototype onto it")
-        elif (section == "deep" and kind == "FUNC_PROTO" and name != "vmlinux"
-                and not is_btfc_side(DEEP.match(line).group(1))
-                and prototype(line) in {prototype(f) for f in in_btfc_base}):
-            # The mirror case: btfc's base has a FUNC (one of 1.31's) of the
-            # prototype (arm64 imx-interconnect and aggregate_requests). Both
-            # cases compare prototypes as btfc diff prints them, without the
-            # parameter names that split dedup also matches.
-            cls = ("FUNC_PROTO kept only in pahole 1.24's module: btfc/1.31's base has a FUNC "
+                   "of that prototype, and split dedup maps 1.24's module prototype onto it" if kept_by_btfc else
+                   "FUNC_PROTO kept only in pahole 1.24's module: btfc/1.31's base has a FUNC "
                    "of that prototype (one of 1.31's), and split dedup maps btfc's module prototype onto it")
         elif section == "deep":
             cls = "graph-only difference (duplicated anonymous types or same-name references): " + kind
         elif section == "changed" and kind == "DATASEC" and datasec_changes(text, ident) <= {
-                ("btfc", v) for v in objects_at_zero(name)}:
+                ("btfc", v) for v in symbols(name)[3]}:
             cls = "changed DATASEC: only its variables at offset 0, which btfc/1.31 has and 1.24 leaves out"
         elif section == "changed":
             cls = "changed " + kind + (" (per-CPU offset)" if kind == "VAR" else "")
         elif kind == "FUNC":
-            if syms is None:
-                syms = symbols(name)
-            exact, suffixed, several = syms
+            exact, suffixed, several, _ = symbols(name)
             if section == "btfc" and ident not in exact and ident in suffixed:
                 cls = "FUNC only in btfc/1.31: only suffixed symbols (.isra, .constprop, .llvm.<hash>) [1.31 adds these]"
             elif section == "btfc" and name != "vmlinux" and ident in several_in_124_base:
@@ -242,18 +240,14 @@ for fname in sorted(os.listdir(diffs)):
                        "[1.31 skips these with --skip_encoding_btf_inconsistent_proto]")
             else:
                 cls = "FUNC only in pahole 1.24 [unexplained]"
-        elif kind == "VAR" and section == "btfc" and ident in objects_at_zero(name):
+        elif kind == "VAR" and section == "btfc" and ident in symbols(name)[3]:
             # docs/pahole-rules.md 4.2 rule 5; pahole 1.31's reference of
             # the corpus vmlinux has fixed_percpu_data, 1.24 leaves it out.
             cls = ("VAR only in btfc/1.31: at offset 0 of its section [1.24 leaves it out, "
                    "1.31 keeps it when a symbol of the name is there]")
         else:
             cls = f"{kind} only in {'btfc/1.31' if section == 'btfc' else 'pahole 1.24'}"
-        c = classes[cls]
-        c[0] += 1
-        c[1].add(name)
-        if len(c[2]) < 4:
-            c[2].append(f"{name}: {line.strip()[:110]}")
+        count(cls, name, line.strip())
 
 print(f"reports: {len(os.listdir(diffs))}, equivalent: {equivalent}")
 for cls, (n, mods, ex) in sorted(classes.items(), key=lambda kv: -kv[1][0]):
