@@ -628,4 +628,18 @@ TypeId Btf::add_record(std::span<const uint32_t> rec) {
   return id;
 }
 
+uint32_t pointer_size(const Btf& b) {
+  static constexpr std::string_view longs[] = {
+      "long", "long int", "int long", "unsigned long", "long unsigned", "unsigned long int",
+      "unsigned int long", "long unsigned int", "long int unsigned", "int unsigned long", "int long unsigned"};
+  for (TypeId id = 1; id < b.end_id(); ++id) {
+    const uint32_t* r = b.record(id);
+    if (info_kind(r[1]) != Kind::Int || (r[2] != 4 && r[2] != 8)) continue;
+    std::string_view n = b.str(r[0]);
+    for (std::string_view l : longs)
+      if (n == l) return r[2];
+  }
+  return 0;
+}
+
 }  // namespace btfc::btf

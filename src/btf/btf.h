@@ -621,4 +621,11 @@ class Btf {
 
 inline std::string_view TypeView::name() const { return btf_->str(name_off()); }
 
+// The target's pointer size as libbpf's btf__pointer_size guesses it for
+// BTF that is not read from an ELF file: the size of an INT named like
+// `long` (4 or 8), the base's types included; 0 if there is none. Readers
+// that print sizes (btfdiff's BTF side, the C dump) need it: i386's BTF
+// has 4-byte pointers, and BTF records no pointer size.
+uint32_t pointer_size(const Btf& b);
+
 }  // namespace btfc::btf

@@ -33,7 +33,8 @@ namespace {
 class CDumper {
  public:
   CDumper(const Btf& btf, std::string& out) : btf_(btf), out_(out), state_(btf.end_id()) {
-    ptr_size_ = pointer_size();
+    // As libbpf: the guess from `long`, else the host's.
+    if (uint32_t p = btf::pointer_size(btf_)) ptr_size_ = static_cast<int>(p);
     uint64_t words = 0;
     for (const Btf* b = &btf; b; b = b->base()) words += b->words().size();
     max_steps_ = 1000000 + 64 * words;
@@ -96,21 +97,6 @@ class CDumper {
   uint32_t vlen(TypeId id) const { return info_vlen(rec(id)[1]); }
   bool kflag(TypeId id) const { return info_kind_flag(rec(id)[1]); }
   std::string_view name_of(uint32_t off) const { return off ? btf_.str(off) : std::string_view(); }
-
-  // As libbpf: the size of an INT named like `long`, else the host's.
-  int pointer_size() const {
-    static constexpr std::string_view longs[] = {
-        "long", "long int", "int long", "unsigned long", "long unsigned", "unsigned long int",
-        "unsigned int long", "long unsigned int", "long int unsigned", "int unsigned long", "int long unsigned"};
-    for (TypeId id = 1; id < btf_.end_id(); ++id) {
-      const uint32_t* r = rec(id);
-      if (info_kind(r[1]) != Kind::Int || (r[2] != 4 && r[2] != 8)) continue;
-      std::string_view n = name_of(r[0]);
-      for (std::string_view l : longs)
-        if (n == l) return static_cast<int>(r[2]);
-    }
-    return 8;
-  }
 
   void mark_referenced(TypeId id) {
     const uint32_t* r = rec(id);

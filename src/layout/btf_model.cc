@@ -11,6 +11,8 @@ void build_btf_table(const btf::Btf& b, Table& out, unsigned cacheline_size) {
   out.cacheline_size = cacheline_size;
   out.has_alignment_info = false;
   out.little_endian = true;
+  // As pahole's BTF loader: btf__pointer_size (i386's pointers are 4 bytes).
+  if (uint32_t p = btf::pointer_size(b)) out.addr_size = static_cast<uint8_t>(p);
   uint32_t end = b.end_id();
   out.types.resize(end);
   for (uint32_t id = 1; id < end; ++id) {

@@ -157,6 +157,22 @@ TEST_F(LayoutFixture, BtfdiffIsCleanOnPaholeBtf) {
   EXPECT_EQ(r.out, "");
 }
 
+// BTF records no pointer size. pahole's BTF loader takes libbpf's guess,
+// the size of `long`; btfc's BTF side printed 8-byte pointers for i386
+// (btfdiff of Debian's 686-pae vmlinux differed at every pointer member).
+TEST_F(LayoutFixture, ThirtyTwoBitLayoutsMatchPahole) {
+  std::string source = kFixture;  // a 40-bit field needs a 64-bit type: i386's long has 32 bits
+  source.replace(source.find("unsigned long e:40"), 18, "unsigned long long e:40");
+  std::string obj = compile_c("layout_fixture_m32", source, "gcc -m32 -g -O0 -c");
+  std::string btf = obj + ".btf";
+  ASSERT_EQ(run("/usr/bin/pahole -J --btf_encode_detached=" + btf + " " + obj).status, 0);
+  expect_same("", obj);
+  expect_same("-F btf", btf);
+  RunResult r = run_btfc("btfdiff " + obj + " " + btf);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(LayoutFixture, BtfdiffReportsADifference) {
   // BTF of a different layout of the same struct names: the diff must show it.
   std::string other = compile_c("layout_other", "struct holes { long a; char b; } x;\n", "gcc -g -c");
