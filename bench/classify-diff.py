@@ -214,12 +214,13 @@ for fname in sorted(os.listdir(diffs)):
                    "FUNC_PROTO kept only in pahole 1.24's module: btfc/1.31's base has a FUNC "
                    "of that prototype (one of 1.31's), and split dedup maps btfc's module prototype onto it")
         elif section == "deep":
-            cls = "graph-only difference (duplicated anonymous types or same-name references): " + kind
+            cls = ("graph-only difference (duplicated anonymous types or same-name references): " + kind +
+                   " [unexplained]")
         elif section == "changed" and kind == "DATASEC" and datasec_changes(text, ident) <= {
                 ("btfc", v) for v in symbols(name)[3]}:
             cls = "changed DATASEC: only its variables at offset 0, which btfc/1.31 has and 1.24 leaves out"
         elif section == "changed":
-            cls = "changed " + kind + (" (per-CPU offset)" if kind == "VAR" else "")
+            cls = "changed " + kind + " [unexplained]"
         elif kind == "FUNC":
             exact, suffixed, several, _ = symbols(name)
             if section == "btfc" and ident not in exact and ident in suffixed:
@@ -246,7 +247,7 @@ for fname in sorted(os.listdir(diffs)):
             cls = ("VAR only in btfc/1.31: at offset 0 of its section [1.24 leaves it out, "
                    "1.31 keeps it when a symbol of the name is there]")
         else:
-            cls = f"{kind} only in {'btfc/1.31' if section == 'btfc' else 'pahole 1.24'}"
+            cls = f"{kind} only in {'btfc/1.31' if section == 'btfc' else 'pahole 1.24'} [unexplained]"
         count(cls, name, line.strip())
 
 print(f"reports: {len(os.listdir(diffs))}, equivalent: {equivalent}")
