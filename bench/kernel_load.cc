@@ -9,9 +9,10 @@
 // kernel refuses a 32-bit target's BTF (i386, armhf), taking its pointers
 // as 8 bytes.
 //
-// BTF of the other byte order (a big-endian target's: s390x) is first
-// rewritten in the host's by libbpf (btf__set_endianness: only the byte
-// order changes), as libbpf does itself before it loads such BTF.
+// Every file is first parsed by libbpf (btf__parse, btf__parse_split on
+// BASE), which is all -p checks. BTF of the other byte order (a big-endian
+// target's: s390x) is then rewritten in the host's (btf__set_endianness:
+// only the byte order changes), as libbpf does itself before it loads it.
 //
 // Prints each refused FILE with libbpf's error, then how many loaded and
 // the wall time. Exit status: 0 all loaded, 1 some refused or unreadable,
@@ -21,8 +22,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -33,11 +32,6 @@ using btfc::btf::testing::LoadResult;
 namespace {
 
 constexpr size_t kHeader = 24;  // every btfc output and libbpf's: no longer header
-
-std::vector<uint8_t> read_all(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 uint32_t u32(const std::vector<uint8_t>& v, size_t at) {
   uint32_t w;
@@ -55,18 +49,13 @@ bool plain_layout(const std::vector<uint8_t>& v) {
 
 int quiet(enum libbpf_print_level, const char*, va_list) { return 0; }
 
-// `bytes` (read from `path`) as plain_layout BTF in the host's byte order:
-// as they are, or rewritten by libbpf (split on `base` when given); empty
-// when libbpf cannot parse them.
-std::vector<uint8_t> in_host_order(std::vector<uint8_t> bytes, const char* path, struct btf* base) {
-  if (plain_layout(bytes)) return bytes;
-  struct btf* b = base ? btf__parse_split(path, base) : btf__parse(path, nullptr);
-  if (!b) return {};
+// `b`'s bytes in the host's byte order (libbpf swaps them when the file
+// had the other), as plain_layout BTF; empty if libbpf gives another layout.
+std::vector<uint8_t> host_order_bytes(struct btf* b) {
   btf__set_endianness(b, BTF_LITTLE_ENDIAN);
   uint32_t size = 0;
   const auto* raw = static_cast<const uint8_t*>(btf__raw_data(b, &size));
   std::vector<uint8_t> out(raw, raw + size);
-  btf__free(b);
   return plain_layout(out) ? out : std::vector<uint8_t>{};
 }
 
@@ -85,16 +74,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   libbpf_set_print(quiet);  // a refusal's verifier log is the whole table
-  struct btf* base_btf = btf__parse(argv[1], nullptr);  // for split files of the other byte order
-  std::vector<uint8_t> base = in_host_order(read_all(argv[1]), argv[1], nullptr);
-  if (base.empty() || !base_btf) {
+  // Every file goes through libbpf once: -p's check, and the byte order.
+  struct btf* base_btf = btf__parse(argv[1], nullptr);
+  std::vector<uint8_t> base = base_btf ? host_order_bytes(base_btf) : std::vector<uint8_t>{};
+  if (base.empty()) {
     std::fprintf(stderr, "%s: not raw BTF that libbpf reads\n", argv[1]);
     return 1;
   }
   const auto start = std::chrono::steady_clock::now();
   int loaded = 0, refused = 0;
   for (int i = 2; i < argc; i++) {
-    std::vector<uint8_t> split = in_host_order(read_all(argv[i]), argv[i], base_btf);
+    struct btf* b = btf__parse_split(argv[i], base_btf);
+    std::vector<uint8_t> split = b ? host_order_bytes(b) : std::vector<uint8_t>{};
+    btf__free(b);
     if (split.empty()) {
       std::printf("%s: not raw split BTF that libbpf reads on the base\n", argv[i]);
       refused++;
