@@ -1,12 +1,15 @@
 #include "base/allocator.h"
 
 #include <malloc.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 
 namespace btfc {
 
-void tune_allocator(unsigned threads) {
+void tune_allocator(unsigned threads, bool large_input) {
+  // Refused only by kernels before 3.15: huge pages then stay, as before.
+  if (large_input) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 #ifdef M_ARENA_MAX
   // As many arenas as threads run at once: a thread started later (a
   // dedup's big-stack thread) shares one whose freed blocks it can reuse.
