@@ -19,6 +19,7 @@
 # a reference, and in any case that -j1 and -jN outputs are byte-identical.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/lib.sh"
 btfc=${BTFC:-$root/build/btfc}
 pahole=${PAHOLE:-pahole}
 runs=5
@@ -40,8 +41,7 @@ shift $((OPTIND - 1))
 [ -z "$base" ] || flags="$flags --btf_base=$base"
 corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
 input=${1:-$corpus/vmlinux}
-shared="$root/../shared"
-[ -d "$shared" ] || shared=/work/shared  # a clone elsewhere (/tmp/x): the workplace's
+shared=$(shared_dir "$root")
 ref_dir="$shared/reference/pahole-1.31"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -101,8 +101,6 @@ measure() {
   awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$tmp/time"
 }
 
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-
 printf '\n%s: %s, %s cores, %s runs each, flags: %s\n' "$(basename "$input")" "$("$pahole" --version)" "$(nproc)" "$runs" "$flags"
 printf '%-4s %-8s %10s %10s %12s\n' "-j" "tool" "wall (s)" "cpu (s)" "peak RSS MB"
 for j in $jobs_list; do
@@ -124,9 +122,7 @@ for j in $jobs_list; do
     done
   done
   for tool in $tools; do
-    w=$(cut -d' ' -f1 "$tmp/$tool.txt" | median)
-    c=$(cut -d' ' -f2 "$tmp/$tool.txt" | median)
-    m=$(cut -d' ' -f3 "$tmp/$tool.txt" | median)
+    read -r w c m <<< "$(medians "$tmp/$tool.txt")"
     printf '%-4s %-8s %10.2f %10.2f %12.0f\n' "$j" "$tool" "$w" "$c" "$(awk -v m="$m" 'BEGIN {print m / 1024}')"
     eval "${tool//-/_}_w=$w ${tool//-/_}_c=$c ${tool//-/_}_m=$m"
   done

@@ -38,6 +38,7 @@
 # `xargs -P2 pahole`, RUNS alternating runs each (default 3), medians.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/lib.sh"
 btfc=${BTFC:-$root/build/btfc}
 load=${BTFC_KERNEL_LOAD:-$root/build/bench/bench_kernel_load}
 pahole=${PAHOLE:-pahole}
@@ -65,7 +66,6 @@ die() { echo "FAILED: $*" >&2; exit 1; }
 say() { echo "== $*"; }
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 for tool in "$btfc" "$load"; do [ -x "$tool" ] || die "$tool is not built (cmake --build build)"; done
 
 # --- the package ---------------------------------------------------------

@@ -13,6 +13,7 @@
 # pahole 1.31 reference for the corpus vmlinux, and that -j1 and -jN agree.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/lib.sh"
 btfc=${BTFC:-$root/build/btfc}
 pahole=${PAHOLE:-/usr/bin/pahole}
 runs=3
@@ -27,8 +28,7 @@ done
 shift $((OPTIND - 1))
 corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
 input=${1:-$corpus/vmlinux}
-shared="$root/../shared"
-[ -d "$shared" ] || shared=/work/shared  # a clone elsewhere (/tmp/x): the workplace's
+shared=$(shared_dir "$root")
 ref="$shared/reference/pahole-1.31/vmlinux.layout-plain.txt.zst"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -54,9 +54,8 @@ for ((i = 0; i < runs; i++)); do
   measure "$btfc" layout "${jflag[@]}" "$input" >> "$tmp/btfc.times"
   measure "$pahole" "$input" >> "$tmp/pahole.times"
 done
-median() { sort -n -k"$2" "$1" | awk -v k="$2" '{v[NR]=$k} END {print v[int((NR+1)/2)]}'; }
-bw=$(median "$tmp/btfc.times" 1); bc=$(median "$tmp/btfc.times" 2); bm=$(median "$tmp/btfc.times" 3)
-pw=$(median "$tmp/pahole.times" 1); pc=$(median "$tmp/pahole.times" 2); pm=$(median "$tmp/pahole.times" 3)
+read -r bw bc bm <<< "$(medians "$tmp/btfc.times")"
+read -r pw pc pm <<< "$(medians "$tmp/pahole.times")"
 printf "%-28s %10s %10s %12s\n" "layout of $(basename "$input")" "wall s" "cpu s" "peak RSS MB"
 printf "%-28s %10s %10s %12d\n" "btfc layout (-j${jobs/#0/all})" "$bw" "$bc" $((bm / 1024))
 printf "%-28s %10s %10s %12d\n" "$("$pahole" --version 2>/dev/null || echo pahole)" "$pw" "$pc" $((pm / 1024))

@@ -35,6 +35,7 @@
 # (default a temporary folder, removed at exit) when -o is given.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/lib.sh"
 btfc=${BTFC:-$root/build/btfc}
 pahole=${PAHOLE:-pahole}
 jobs=2
@@ -56,8 +57,7 @@ done
 shift $((OPTIND - 1))
 moddir=${1:-/var/tmp/kernel-dbg/root/usr/lib/debug/lib/modules/6.1.0-57-amd64}
 corpus=$(BTFC_CORPUS_DIR=${BTFC_CORPUS_DIR:-} "$root/scripts/unpack-corpus.sh")
-shared="$root/../shared"
-[ -d "$shared" ] || shared=/work/shared  # a clone elsewhere (/tmp/x): the workplace's
+shared=$(shared_dir "$root")
 ref=$shared/reference/pahole-1.31/vmlinux.legacy-flags.btf
 if [ -n "$keep" ]; then
   tmp=$keep
@@ -150,10 +150,6 @@ if [ "$full_pahole" = 1 ]; then
   cp "$tmp/all.txt" "$tmp/sample.txt"
   nsample=$total
 fi
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-medians() {  # FILE of "wall cpu rss" lines -> the median of each column
-  echo "$(cut -d' ' -f1 "$1" | median) $(cut -d' ' -f2 "$1" | median) $(cut -d' ' -f3 "$1" | median)"
-}
 : > "$tmp/btfc-sample.runs"
 : > "$tmp/btfc-one-sample.runs"
 : > "$tmp/btfc-cached-sample.runs"
