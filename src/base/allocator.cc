@@ -1,15 +1,59 @@
 #include "base/allocator.h"
 
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
 
 namespace btfc {
+namespace {
 
-void tune_allocator(unsigned threads, bool large_input) {
-  // Refused only by kernels before 3.15: huge pages then stay, as before.
-  if (large_input) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kSmallPage = 4096;
+
+// Milliseconds to write one byte in each 4 KB of [p, p + len).
+double touch_ms(char* p, size_t len) {
+  auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < len; i += kSmallPage) static_cast<volatile char*>(p)[i] = 1;
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+bool small_pages_pay(const PageProbe& probe) { return probe.huge_ms_per_mb > 2 * probe.small_ms_per_mb; }
+
+PageProbe probe_fresh_pages() {
+  // Two huge pages and 2 MB of small ones, in one mapping aligned to a
+  // huge page; the small half is touched in two halves, between and
+  // before the huge pages, so that a passing disturbance spreads over both.
+  constexpr size_t kHugeBytes = 2 * kHugePage, kSmallBytes = kHugePage;
+  const size_t len = kHugeBytes + kSmallBytes + kHugePage;
+  void* map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return {};
+  char* huge = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1));
+  char* small = huge + kHugeBytes;
+  madvise(huge, kHugeBytes, MADV_HUGEPAGE);
+  madvise(small, kSmallBytes, MADV_NOHUGEPAGE);
+  double small_ms = touch_ms(small, kSmallBytes / 2);
+  double huge_ms = touch_ms(huge, kHugePage);
+  small_ms += touch_ms(small + kSmallBytes / 2, kSmallBytes / 2);
+  huge_ms += touch_ms(huge + kHugePage, kHugePage);
+  munmap(map, len);
+  return PageProbe{.huge_ms_per_mb = huge_ms / (kHugeBytes >> 20), .small_ms_per_mb = small_ms / (kSmallBytes >> 20)};
+}
+
+PageChoice tune_allocator(unsigned threads, bool large_input) {
+  PageChoice choice;
+  if (large_input) {
+    choice.probed = true;
+    choice.probe = probe_fresh_pages();
+    // Refused only by kernels before 3.15: huge pages then stay.
+    choice.small_pages = small_pages_pay(choice.probe) && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
+  }
 #ifdef M_ARENA_MAX
   // As many arenas as threads run at once: a thread started later (a
   // dedup's big-stack thread) shares one whose freed blocks it can reuse.
@@ -22,6 +66,7 @@ void tune_allocator(unsigned threads, bool large_input) {
 #else
   (void)threads;  // not glibc: its defaults stand
 #endif
+  return choice;
 }
 
 }  // namespace btfc

@@ -13,25 +13,55 @@
 // vmlinux at -j2 these settings cut page faults from ~55k to ~42k and
 // peak RSS from ~188 MB to ~168 MB; output never depends on them.
 //
-// Page size, for any malloc: a large input's fresh memory comes in small
-// pages (see tune_allocator), a small one's in the huge pages jemalloc asks for.
+// Page size, for any malloc: a small input's fresh memory comes in the
+// huge pages jemalloc asks for; a large input's in whichever page size
+// faults in faster on this machine at this moment (see tune_allocator).
 #pragma once
 
 namespace btfc {
 
+// What fresh memory cost when tune_allocator measured it: milliseconds
+// per MB for transparent huge pages and for 4 KB pages, each touched once.
+struct PageProbe {
+  double huge_ms_per_mb = 0, small_ms_per_mb = 0;
+};
+
+// Whether a run with large tables should take small pages, by a probe's
+// figures: when huge pages fault in at half the speed of small ones or
+// less. Huge pages keep the benefit of the doubt (fewer TLB misses later).
+bool small_pages_pay(const PageProbe& probe);
+
+// Touches 4 MB of fresh huge pages and 2 MB of fresh small pages,
+// alternating, and times each (about 2 ms; up to 10 ms where huge pages
+// are slow). An unmapped probe leaves nothing behind.
+PageProbe probe_fresh_pages();
+
+// What tune_allocator chose.
+struct PageChoice {
+  bool probed = false;       // a large input: the probe ran
+  bool small_pages = false;  // huge pages were turned off for the process
+  PageProbe probe;
+};
+
 // `threads`: how many threads will run work (jobs()). `large_input`: the
-// run will fill tens of megabytes or more of tables, which then come in
-// 4 KB pages, not transparent huge pages (PR_SET_THP_DISABLE, for the rest
-// of the process). On the virtual machines kernel builds run on, the host
+// run will fill tens of megabytes or more of tables; their page size is
+// then chosen by probe_fresh_pages(), and small pages, once chosen, hold
+// for the rest of the process (PR_SET_THP_DISABLE).
+//
+// Why measure: on the virtual machines kernel builds run on, the host
 // takes back free memory in large blocks (free page reporting), and a huge
-// page is mostly carved from such a block: fresh from the host, a fault
-// in the host and 2 MB zeroed, 0.46-0.70 GB/s where 4 KB pages, taken from
-// what other processes freed lately, come at 3.2 GB/s whatever the
-// machine did before (200 MB touched, AMD EPYC host, session 45). When the
-// huge pages come warm (a run right after another btfc), they come at
-// 22 GB/s. A small module (a few MB of tables, a kernel build's case) gains
-// from huge pages: fewer faults, and one cold page costs little. A large
-// one's cost is the sum over many pages, cold ones among them.
-void tune_allocator(unsigned threads, bool large_input);
+// page is mostly carved from such a block. How much a fresh one costs then
+// depends on the host. On session 45's (AMD EPYC, page_reporting_order
+// 11) huge pages came at 0.46-0.70 GB/s when fresh from the host, one run
+// in two or three and most runs right after pahole, and at 22 GB/s when
+// warm, while 4 KB pages came at 3.2 GB/s every time (200 MB touched); the
+// state holds for a while, so a probe at the start speaks for the run.
+// On session 46's (Intel Xeon, order 9) huge pages came at 4-6 GB/s and
+// small ones at 1.8-2.2 GB/s every time, after pahole or not, so turning
+// huge pages off for large inputs, as session 45 had, made amdgpu.ko
+// slower there (0.79 -> 0.95 s). A small module (a few MB of tables, a
+// kernel build's case) keeps huge pages without a probe: one cold page
+// costs little, and warm ones save faults.
+PageChoice tune_allocator(unsigned threads, bool large_input);
 
 }  // namespace btfc

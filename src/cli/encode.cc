@@ -50,6 +50,11 @@ int run(Args args, bool pahole_mode) {
   if (o.stats) {
     if (s.files > 1) std::fprintf(stderr, "files        %zu (%zu written)\n", s.files, s.files_written);
     std::fprintf(stderr, "threads      %u\n", s.threads);
+    if (s.pages.probed)
+      std::fprintf(stderr, "pages        %s (fresh memory: huge pages %.2f ms/MB, small %.2f ms/MB)\n",
+                   s.pages.small_pages ? "small" : "huge", s.pages.probe.huge_ms_per_mb, s.pages.probe.small_ms_per_mb);
+    else
+      std::fprintf(stderr, "pages        huge (small input, no probe)\n");
     std::fprintf(stderr, "units        %zu (%zu skipped)\n", s.units, s.units_skipped);
     if (s.files_by_unit)
       std::fprintf(stderr, "by unit      %zu file%s relocated unit by unit\n", s.files_by_unit, s.files_by_unit > 1 ? "s" : "");

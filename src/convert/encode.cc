@@ -620,9 +620,10 @@ unsigned threads_for(const elf::ElfFile& elf, unsigned asked) {
 // 1.16-1.26 s in three alternating rounds).
 bool small_for_its_base(const elf::ElfFile& elf) { return debug_info_size(elf) < (uint64_t{2} << 20); }
 
-// From how much .debug_info a run's fresh memory comes in small pages
-// (base/allocator.h says why). Each right after a pahole run on the same
-// module, alternating, medians of 7 at -j2 (AMD EPYC host, session 45):
+// From how much .debug_info a run probes whether its fresh memory should
+// come in small pages (base/allocator.h says why). Each right after a
+// pahole run on the same module, alternating, medians of 7 at -j2 (AMD
+// EPYC host, session 45, small pages for large inputs without a probe):
 // i915.ko (38 MB) 0.26 s with huge pages, 0.18 s without; btrfs.ko (8 MB)
 // 0.055 s either way, the longest run 0.098 s against 0.073 s; e1000e.ko
 // (1.7 MB) 29 ms with them, 35 ms without (-j1, medians of 15).
@@ -644,7 +645,7 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
     const elf::ElfFile& source = debug ? *debug : *elf;
     if (set_threads) {
       set_jobs(threads_for(source, o.jobs));
-      tune_allocator(jobs(), debug_info_size(source) >= kLargeDwarf);
+      stats.pages = tune_allocator(jobs(), debug_info_size(source) >= kLargeDwarf);
       stats.threads = jobs();
       base_input.index_per_table = small_for_its_base(source);
     }
@@ -773,7 +774,7 @@ EncodeStats encode(const EncodeOptions& o) {
     total_size += size[i];
   }
   set_jobs(o.jobs);
-  tune_allocator(jobs(), total_size >= 4 * kLargeDwarf);
+  const PageChoice pages = tune_allocator(jobs(), total_size >= 4 * kLargeDwarf);
   // Read and indexed for dedup once; every module's dedup starts from it.
   BaseInput shared_base{.path = o.base_path};
   if (shared_base.wanted()) {
@@ -829,6 +830,7 @@ EncodeStats encode(const EncodeOptions& o) {
   }
   sum.files = files.size();
   sum.threads = jobs();
+  sum.pages = pages;
   if (failed) throw Error(std::to_string(failed) + " of " + std::to_string(files.size()) + " files failed");
   return sum;
 }

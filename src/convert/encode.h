@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/allocator.h"
 #include "btf/base_cache.h"
 #include "btf/btf.h"
 #include "convert/functions.h"
@@ -67,6 +68,7 @@ struct EncodeStats {
   size_t files_names_redone = 0;    // files encoded again by text, those offsets naming a text twice
   btf::BaseCacheUse base_cache = btf::BaseCacheUse::Off;  // a single module's base (btf/base_cache.h)
   unsigned threads = 0;             // the threads it ran on (-j without a number: see encode())
+  PageChoice pages;                 // the page size of its fresh memory (base/allocator.h)
 };
 
 // The files a batch encodes: FILE arguments as given, directories searched

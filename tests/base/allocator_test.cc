@@ -1,0 +1,74 @@
+// A large run chooses the page size of its fresh memory by timing both
+// (base/allocator.h); a small run keeps huge pages without a probe.
+#include "base/allocator.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+
+namespace btfc {
+namespace {
+
+long resident_pages() {
+  long size = 0, resident = 0;
+  std::ifstream("/proc/self/statm") >> size >> resident;
+  return resident;
+}
+
+TEST(Allocator, SmallPagesOnlyWhenHugeOnesCostTwiceAsMuch) {
+  // Session 45's host after pahole, and session 46's host at any time.
+  EXPECT_TRUE(small_pages_pay({.huge_ms_per_mb = 2.1, .small_ms_per_mb = 0.31}));
+  EXPECT_FALSE(small_pages_pay({.huge_ms_per_mb = 0.20, .small_ms_per_mb = 0.55}));
+  // Slower, but not by enough to give up fewer TLB misses.
+  EXPECT_FALSE(small_pages_pay({.huge_ms_per_mb = 0.5, .small_ms_per_mb = 0.31}));
+  // No figures (the probe's mapping failed): huge pages stay.
+  EXPECT_FALSE(small_pages_pay({}));
+}
+
+TEST(Allocator, ProbeTimesBothAndGivesItsMemoryBack) {
+  const long before = resident_pages();
+  PageProbe p = probe_fresh_pages();
+  EXPECT_GT(p.huge_ms_per_mb, 0);
+  EXPECT_GT(p.small_ms_per_mb, 0);
+  EXPECT_TRUE(std::isfinite(p.huge_ms_per_mb) && std::isfinite(p.small_ms_per_mb));
+  // 6 MB touched and unmapped: resident memory has not grown by it.
+  EXPECT_LT(resident_pages() - before, 1024) << "the probe's 6 MB stayed mapped";
+}
+
+// tune_allocator changes the process for good, so each case runs in a child.
+template <typename F>
+int in_child(F f) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(f());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+}
+
+TEST(Allocator, SmallInputKeepsHugePagesWithoutProbe) {
+  EXPECT_EQ(in_child([] {
+              PageChoice c = tune_allocator(2, false);
+              return (c.probed ? 1 : 0) | (c.small_pages ? 2 : 0) | (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) ? 4 : 0);
+            }),
+            0);
+}
+
+TEST(Allocator, LargeInputTurnsHugePagesOffAsItsProbeSays) {
+  // 0: huge pages kept, 1: turned off; either way the process says what
+  // the choice says.
+  int got = in_child([] {
+    PageChoice c = tune_allocator(2, true);
+    if (!c.probed || c.small_pages != small_pages_pay(c.probe)) return 10;
+    return (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) ? 1 : 0) == (c.small_pages ? 1 : 0) ? static_cast<int>(c.small_pages)
+                                                                                       : 11;
+  });
+  EXPECT_TRUE(got == 0 || got == 1) << "child said " << got;
+}
+
+}  // namespace
+}  // namespace btfc
