@@ -27,23 +27,23 @@ double touch_ms(char* p, size_t len) {
 bool small_pages_pay(const PageProbe& probe) { return probe.huge_ms_per_mb > 2 * probe.small_ms_per_mb; }
 
 PageProbe probe_fresh_pages() {
-  // Two huge pages and 2 MB of small ones, in one mapping aligned to a
-  // huge page; the small half is touched in two halves, between and
-  // before the huge pages, so that a passing disturbance spreads over both.
-  constexpr size_t kHugeBytes = 2 * kHugePage, kSmallBytes = kHugePage;
-  const size_t len = kHugeBytes + kSmallBytes + kHugePage;
+  // A huge page and 1 MB of small ones, in one mapping aligned to a huge
+  // page; the small pages are touched in two halves, before and after the
+  // huge one, so that a passing disturbance spreads over both sides.
+  constexpr size_t kSmallBytes = kHugePage / 2;
+  const size_t len = kHugePage + kSmallBytes + kHugePage;
   void* map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) return {};
   char* huge = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1));
-  char* small = huge + kHugeBytes;
-  madvise(huge, kHugeBytes, MADV_HUGEPAGE);
+  char* small = huge + kHugePage;
+  madvise(huge, kHugePage, MADV_HUGEPAGE);
   madvise(small, kSmallBytes, MADV_NOHUGEPAGE);
   double small_ms = touch_ms(small, kSmallBytes / 2);
-  double huge_ms = touch_ms(huge, kHugePage);
+  const double huge_ms = touch_ms(huge, kHugePage);
   small_ms += touch_ms(small + kSmallBytes / 2, kSmallBytes / 2);
-  huge_ms += touch_ms(huge + kHugePage, kHugePage);
   munmap(map, len);
-  return PageProbe{.huge_ms_per_mb = huge_ms / (kHugeBytes >> 20), .small_ms_per_mb = small_ms / (kSmallBytes >> 20)};
+  constexpr double kMB = 1 << 20;
+  return PageProbe{.huge_ms_per_mb = huge_ms * kMB / kHugePage, .small_ms_per_mb = small_ms * kMB / kSmallBytes};
 }
 
 PageChoice tune_allocator(unsigned threads, bool large_input) {

@@ -31,9 +31,9 @@ struct PageProbe {
 // less. Huge pages keep the benefit of the doubt (fewer TLB misses later).
 bool small_pages_pay(const PageProbe& probe);
 
-// Touches 4 MB of fresh huge pages and 2 MB of fresh small pages,
-// alternating, and times each (about 2 ms; up to 10 ms where huge pages
-// are slow). An unmapped probe leaves nothing behind.
+// Touches a fresh huge page and 1 MB of fresh small pages and times each
+// (about 1 ms; up to 5 ms where huge pages are slow). The probe's memory
+// is unmapped before it returns.
 PageProbe probe_fresh_pages();
 
 // What tune_allocator chose.
