@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +66,61 @@ void write_in_place(const std::string& path, std::span<const std::span<const uin
 // `owner`: the file being replaced, whose owner and group the new one
 // takes where this process may give them (root rewriting a user's module,
 // as pahole's in-place update would leave it); null for a new output.
+// Copies `size` bytes from `in` to `out`, both at their file positions:
+// in the kernel (copy_file_range) where the file system allows, else
+// through a buffer. False with errno set on a failure.
+bool copy_fd(int in, int out, off_t size) {
+  std::vector<char> buf;
+  for (off_t done = 0; done < size;) {
+    ssize_t n = buf.empty() ? copy_file_range(in, nullptr, out, nullptr, static_cast<size_t>(size - done), 0) : -1;
+    if (n < 0 && (!buf.empty() || errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+      buf.resize(size_t{1} << 20);
+      n = read(in, buf.data(), static_cast<size_t>(std::min<off_t>(size - done, static_cast<off_t>(buf.size()))));
+      for (ssize_t w = 0; n > 0 && w < n;) {
+        ssize_t k = write(out, buf.data() + w, static_cast<size_t>(n - w));
+        if (k < 0 && errno != EINTR) return false;
+        if (k > 0) w += k;
+      }
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {  // the file is shorter than it was
+      errno = EIO;
+      return false;
+    }
+    done += n;
+  }
+  return true;
+}
+
+// The complete temporary file `tmp` copied over `path`, in place, and
+// removed. False, with nothing changed, if `path` cannot be opened for
+// writing (a read-only file in a writable folder: renamed over then).
+// Past that point a failure (an I/O error, a full disk) leaves `path`
+// partly rewritten and `tmp` in place, and the error says where it is.
+bool copy_over(const char* tmp, const std::string& path) {
+  int out = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (out < 0) return false;
+  int in = open(tmp, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  const char* failed = nullptr;
+  int err = 0;
+  if (in < 0 || fstat(in, &st) != 0) {
+    failed = "cannot read the temporary file back";
+  } else if (!copy_fd(in, out, st.st_size) || ftruncate(out, st.st_size) != 0) {
+    failed = "cannot write its new contents in place (it has other hard links)";
+  }
+  if (failed) err = errno;
+  if (in >= 0) close(in);
+  if (close(out) != 0 && !failed) {
+    failed = "close failed";
+    err = errno;
+  }
+  if (failed) throw Error(path + ": " + failed + ": " + std::strerror(err) + "; the complete file is " + tmp);
+  unlink(tmp);
+  return true;
+}
+
 void write_atomic(const std::string& target, std::span<const std::span<const uint8_t>> pieces, mode_t mode,
                   const struct stat* owner = nullptr, const PieceCopier& copy = {}) {
   // A symlink's target is what gets replaced, as writing through the link
@@ -77,10 +133,14 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
       std::free(real);
     }
   }
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+  const struct stat* existing = nullptr;
+  if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw Error(target + ": is a folder, not a file");
-    write_in_place(path, pieces, copy);
-    return;
+    if (!S_ISREG(st.st_mode)) {
+      write_in_place(path, pieces, copy);
+      return;
+    }
+    existing = &st;
   }
   std::string tmp = path + ".tmp.XXXXXX";
   std::vector<char> name(tmp.begin(), tmp.end());
@@ -106,6 +166,10 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
     unlink(name.data());
     throw Error(path + ": close failed: " + std::strerror(err));
   }
+  // A file of several hard links has its bytes replaced, not its name
+  // (as binutils' objcopy and pahole's in-place update leave it): the
+  // other names would otherwise keep the old file.
+  if (existing && existing->st_nlink > 1 && copy_over(name.data(), path)) return;
   if (rename(name.data(), path.c_str()) != 0) {
     int err = errno;
     unlink(name.data());

@@ -3,7 +3,9 @@
 // failed or interrupted run never leaves a truncated output behind (and a
 // reader of the old file never sees a half-written one). A symlink's target
 // is what gets replaced; a target that is not a regular file (/dev/null, a
-// FIFO) is written to directly, never renamed over.
+// FIFO) is written to directly, never renamed over; a file of several hard
+// links gets the complete temporary file's bytes copied over it, so that
+// every name sees the new contents (as with binutils' objcopy and pahole).
 #pragma once
 
 #include <cstddef>

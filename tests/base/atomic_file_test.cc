@@ -1,6 +1,7 @@
 // write_file_atomic / write_pieces_atomic: a complete file or none, the old
 // file's mode kept, and targets that are not plain files (a symlink, a
-// FIFO, a folder) handled as a user writing to them would expect.
+// FIFO, a folder, a file of several hard links) handled as a user writing
+// to them would expect.
 #include "base/atomic_file.h"
 
 #include <fcntl.h>
@@ -157,6 +158,38 @@ TEST(AtomicFile, SymlinkTargetIsWritten) {
   EXPECT_FALSE(fs::is_symlink(dir + "/dangling.btf"));
   EXPECT_EQ(test::read_file(dir + "/dangling.btf"), "here");
   expect_only(dir, {"dangling.btf", "link.btf", "real.btf"});
+}
+
+// A file of two names: both see the new bytes, shorter or longer than
+// the old, the file keeps its inode, and no temporary file is left.
+TEST(AtomicFile, HardLinkedFileIsRewrittenForEveryName) {
+  std::string dir = test::scratch_dir() + "/hardlink";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/a.ko", bytes_of("the old contents, long ones"));
+  fs::create_hard_link(dir + "/a.ko", dir + "/b.ko");
+  struct stat before;
+  ASSERT_EQ(stat((dir + "/a.ko").c_str(), &before), 0);
+  for (std::string text : {std::string("short"), std::string(3 << 20, 'x')}) {
+    const std::string head = text.substr(0, 2), rest = text.substr(2);
+    std::span<const uint8_t> pieces[] = {bytes_of(head), bytes_of(rest)};
+    write_pieces_atomic(dir + "/a.ko", pieces);
+    EXPECT_EQ(test::read_file(dir + "/a.ko"), text);
+    EXPECT_EQ(test::read_file(dir + "/b.ko"), text);
+    struct stat after;
+    ASSERT_EQ(stat((dir + "/a.ko").c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino, before.st_ino);
+    EXPECT_EQ(after.st_nlink, 2u);
+  }
+  expect_only(dir, {"a.ko", "b.ko"});
+  // One name left: replaced by rename again (a new inode).
+  fs::remove(dir + "/b.ko");
+  write_file_atomic(dir + "/a.ko", bytes_of("alone"));
+  struct stat alone;
+  ASSERT_EQ(stat((dir + "/a.ko").c_str(), &alone), 0);
+  EXPECT_NE(alone.st_ino, before.st_ino);
+  EXPECT_EQ(test::read_file(dir + "/a.ko"), "alone");
+  expect_only(dir, {"a.ko"});
 }
 
 // A thread that reads the FIFO at `path` to its end into `got` (a writer
