@@ -9,7 +9,9 @@
 # module) split on the BTF in BASE, for both tools. For every -j value the two
 # tools run alternately RUNS times each (default 5; each btfc run right
 # after a pahole run); the script prints the
-# median wall time, CPU time (user+sys) and peak RSS of each and the ratios.
+# median wall time, CPU time (user+sys) and peak RSS of each and the ratios,
+# then which page size btfc's fresh memory took in a run right after
+# pahole (`--stats`: the probe's choice and figures, base/allocator.h).
 # -B names another btfc binary (an earlier build, say) that takes its turn
 # in the same alternation: on a machine whose speed drifts, a before/after
 # comparison means something only when measured in one run.
@@ -136,3 +138,10 @@ for j in $jobs_list; do
     "$(ratio "$pahole_c" "$btfc_B_c")" "$(ratio "$pahole_m" "$btfc_B_m")"
 done
 echo "(ratio = pahole / btfc: higher is better for btfc; ratio-B: the same for -B)"
+# Which page size btfc's fresh memory took right after pahole, and why
+# (base/allocator.h: it depends on the host; "no probe" for a small input).
+j=${jobs_list##* }
+measure pahole "$j" > /dev/null
+# shellcheck disable=SC2086
+"$btfc" encode --stats -J $flags -j"$j" --btf_encode_detached="$tmp/stats.btf" "$input" 2>&1 >/dev/null \
+  | sed -n 's/^pages  *\(.*\)/btfc -j'"$j"' after pahole: \1/p'
