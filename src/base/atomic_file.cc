@@ -63,9 +63,6 @@ void write_in_place(const std::string& path, std::span<const std::span<const uin
   if (close(fd) != 0) throw Error(path + ": close failed: " + std::strerror(errno));
 }
 
-// `owner`: the file being replaced, whose owner and group the new one
-// takes where this process may give them (root rewriting a user's module,
-// as pahole's in-place update would leave it); null for a new output.
 // Copies `size` bytes from `in` to `out`, both at their file positions:
 // in the kernel (copy_file_range) where the file system allows, else
 // through a buffer. False with errno set on a failure.
@@ -121,6 +118,9 @@ bool copy_over(const char* tmp, const std::string& path) {
   return true;
 }
 
+// `owner`: the file being replaced, whose owner and group the new one
+// takes where this process may give them (root rewriting a user's module,
+// as pahole's in-place update would leave it); null for a new output.
 void write_atomic(const std::string& target, std::span<const std::span<const uint8_t>> pieces, mode_t mode,
                   const struct stat* owner = nullptr, const PieceCopier& copy = {}) {
   // A symlink's target is what gets replaced, as writing through the link

@@ -761,6 +761,16 @@ EncodeStats encode(const EncodeOptions& o) {
     return encode_file(o, o.input, o.detached_path, BaseInput{.path = o.base_path, .cache_dir = o.base_cache_dir},
                        /*set_threads=*/true);
   std::vector<std::string> files = batch_inputs(o.inputs);
+  // In place, a file named twice (the same path again, a symlink, a hard
+  // link) is encoded once: two threads would otherwise rewrite it at once,
+  // one of them while the other reads it. Every name sees the result.
+  if (o.output_dir.empty()) {
+    std::set<std::pair<dev_t, ino_t>> seen;
+    std::erase_if(files, [&](const std::string& f) {
+      const std::pair<dev_t, ino_t> id = file_id(f);
+      return id.second && !seen.insert(id).second;
+    });
+  }
   // A module file holds about four times its .debug_info (relocations,
   // the other debug sections): the batch's tables, modules one after the
   // other, are large once the files are (a sample of 403 small modules

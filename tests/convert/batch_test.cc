@@ -101,6 +101,29 @@ TEST(Batch, OutputThatIsAnInputRefused) {
   EXPECT_NE(r.err.find(dir + "/out/b.btf is an input or the base"), std::string::npos) << r.err;
   EXPECT_TRUE(read_file(base) == base_before);
 }
+// In place, one file under several names (again, a symlink, a hard link)
+// is encoded once, and every name reads what encoding it alone gives.
+TEST(Batch, InPlaceFileNamedTwiceIsEncodedOnce) {
+  std::string dir = scratch_dir() + "/named_twice";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string obj = compile_c("named_twice", "struct s { int x; long y; } v; int f(struct s *p) { return p->x; }\n",
+                              "gcc -g -O2 -c");
+  for (const char* name : {"a.ko", "d.ko", "alone.ko"}) fs::copy_file(obj, dir + "/" + name);
+  fs::create_hard_link(dir + "/a.ko", dir + "/b.ko");
+  fs::create_symlink("a.ko", dir + "/c.ko");
+  ASSERT_EQ(run_btfc("encode -J " + dir + "/alone.ko").status, 0);
+  const std::string want = read_file(dir + "/alone.ko");
+  ASSERT_NE(want, read_file(obj));
+  RunResult r = run_btfc("encode -J -j2 --stats " + dir + "/a.ko " + dir + "/b.ko " + dir + "/c.ko " + dir + "/d.ko " +
+                         dir + "/a.ko");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("files        2 (2 written)"), std::string::npos) << r.err;
+  for (const char* name : {"a.ko", "b.ko", "c.ko", "d.ko"}) EXPECT_TRUE(read_file(dir + "/" + name) == want) << name;
+  EXPECT_TRUE(fs::is_symlink(dir + "/c.ko"));
+  EXPECT_EQ(fs::hard_link_count(dir + "/a.ko"), 2u);
+}
+
 TEST(BatchCorpus, ModulesIdenticalToSingleRuns) {
   std::string corpus = corpus_dir();
   ASSERT_FALSE(corpus.empty()) << "corpus not unpacked (scripts/unpack-corpus.sh)";
