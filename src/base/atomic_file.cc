@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/mapped_file.h"
 #include "base/remove_on_signal.h"
 
 namespace btfc {
@@ -63,34 +63,8 @@ void write_in_place(const std::string& path, std::span<const std::span<const uin
   if (close(fd) != 0) throw Error(path + ": close failed: " + std::strerror(errno));
 }
 
-// Copies `size` bytes from `in` to `out`, both at their file positions:
-// in the kernel (copy_file_range) where the file system allows, else
-// through a buffer. False with errno set on a failure.
-bool copy_fd(int in, int out, off_t size) {
-  std::vector<char> buf;
-  for (off_t done = 0; done < size;) {
-    ssize_t n = buf.empty() ? copy_file_range(in, nullptr, out, nullptr, static_cast<size_t>(size - done), 0) : -1;
-    if (n < 0 && (!buf.empty() || errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-      buf.resize(size_t{1} << 20);
-      n = read(in, buf.data(), static_cast<size_t>(std::min<off_t>(size - done, static_cast<off_t>(buf.size()))));
-      for (ssize_t w = 0; n > 0 && w < n;) {
-        ssize_t k = write(out, buf.data() + w, static_cast<size_t>(n - w));
-        if (k < 0 && errno != EINTR) return false;
-        if (k > 0) w += k;
-      }
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) {  // the file is shorter than it was
-      errno = EIO;
-      return false;
-    }
-    done += n;
-  }
-  return true;
-}
-
-// The complete temporary file `tmp` copied over `path`, in place, and
+// The complete temporary file `tmp` copied over `path`, in place (by the
+// kernel where it can, as write_pieces_atomic copies its input), and
 // removed. False, with nothing changed, if `path` cannot be opened for
 // writing (a read-only file in a writable folder: renamed over then).
 // Past that point a failure (an I/O error, a full disk) leaves `path`
@@ -98,22 +72,26 @@ bool copy_fd(int in, int out, off_t size) {
 bool copy_over(const char* tmp, const std::string& path) {
   int out = open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (out < 0) return false;
-  int in = open(tmp, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  const char* failed = nullptr;
-  int err = 0;
-  if (in < 0 || fstat(in, &st) != 0) {
-    failed = "cannot read the temporary file back";
-  } else if (!copy_fd(in, out, st.st_size) || ftruncate(out, st.st_size) != 0) {
-    failed = "cannot write its new contents in place (it has other hard links)";
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    if (out >= 0) close(out);
+    throw Error(path + ": " + what + " (it has other hard links): " + std::strerror(err) + "; the complete file is " +
+                tmp);
+  };
+  MappedFile written;
+  try {
+    written = MappedFile::open(tmp);
+  } catch (const Error& e) {
+    close(out);
+    throw Error(path + ": cannot read the temporary file back: " + e.what() + "; the complete file is " + tmp);
   }
-  if (failed) err = errno;
-  if (in >= 0) close(in);
-  if (close(out) != 0 && !failed) {
-    failed = "close failed";
-    err = errno;
+  std::span<const uint8_t> whole[] = {written.bytes()};
+  write_all(out, whole, [&](int fd, std::span<const uint8_t> piece) { return written.copy_to(fd, piece); }, fail);
+  if (ftruncate(out, static_cast<off_t>(written.size())) != 0) fail("truncate failed");
+  if (close(out) != 0) {
+    out = -1;
+    fail("close failed");
   }
-  if (failed) throw Error(path + ": " + failed + ": " + std::strerror(err) + "; the complete file is " + tmp);
   unlink(tmp);
   return true;
 }
