@@ -67,17 +67,14 @@ void write_in_place(const std::string& path, std::span<const std::span<const uin
 // kernel where it can, as write_pieces_atomic copies its input), and
 // removed. False, with nothing changed, if `path` cannot be opened for
 // writing (a read-only file in a writable folder: renamed over then).
-// Past that point a failure (an I/O error, a full disk) leaves `path`
-// partly rewritten and `tmp` in place, and the error says where it is.
-bool copy_over(const char* tmp, const std::string& path) {
+// The space the new contents need is reserved first: a full disk or a
+// quota fails there, with `path` untouched and `tmp` removed. Past that
+// point nothing stops the copy halfway (signals wait for its end: see
+// DeferSignals), and only an I/O error can leave `path` partly rewritten;
+// `tmp` then stays (`guard` lets it go), and the error says where it is.
+bool copy_over(const char* tmp, const std::string& path, RemoveOnSignal& guard) {
   int out = open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (out < 0) return false;
-  auto fail = [&](const std::string& what) {
-    int err = errno;
-    if (out >= 0) close(out);
-    throw Error(path + ": " + what + " (it has other hard links): " + std::strerror(err) + "; the complete file is " +
-                tmp);
-  };
   MappedFile written;
   try {
     written = MappedFile::open(tmp);
@@ -85,6 +82,25 @@ bool copy_over(const char* tmp, const std::string& path) {
     close(out);
     throw Error(path + ": cannot read the temporary file back: " + e.what() + "; the complete file is " + tmp);
   }
+  // Blocks for the whole new size, the file's size unchanged (those it
+  // has already are kept). A file system without fallocate, or without
+  // this mode of it, goes on without the reservation.
+  if (written.size() && fallocate(out, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(written.size())) != 0 &&
+      errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) {
+    const int err = errno;
+    close(out);
+    unlink(tmp);
+    throw Error(path + ": cannot reserve space to rewrite it in place (it has other hard links; it is unchanged): " +
+                std::strerror(err));
+  }
+  DeferSignals defer;
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    guard.release();
+    if (out >= 0) close(out);
+    throw Error(path + ": " + what + " (it has other hard links): " + std::strerror(err) + "; the complete file is " +
+                tmp);
+  };
   std::span<const uint8_t> whole[] = {written.bytes()};
   write_all(out, whole, [&](int fd, std::span<const uint8_t> piece) { return written.copy_to(fd, piece); }, fail);
   if (ftruncate(out, static_cast<off_t>(written.size())) != 0) fail("truncate failed");
@@ -147,7 +163,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
   // A file of several hard links has its bytes replaced, not its name
   // (as binutils' objcopy and pahole's in-place update leave it): the
   // other names would otherwise keep the old file.
-  if (existing && existing->st_nlink > 1 && copy_over(name.data(), path)) return;
+  if (existing && existing->st_nlink > 1 && copy_over(name.data(), path, guard)) return;
   if (rename(name.data(), path.c_str()) != 0) {
     int err = errno;
     unlink(name.data());

@@ -33,12 +33,49 @@ struct Slot {
 static_assert(std::atomic<int>::is_always_lock_free);
 constinit Slot slots[64];  // constant-initialised: no start-up code touching its 256 KB
 
-extern "C" void remove_and_die(int sig) {
-  const int saved = errno;  // (restored for form's sake: the process ends)
+// DeferSignals alive, and the signal one of them holds back (0: none).
+// Sequentially consistent: the handler stores `pending` and then reads
+// `deferring`, the last DeferSignals to go decrements `deferring` and then
+// reads `pending`, so at least one of the two sees the other's write.
+std::atomic<int> deferring{0};
+std::atomic<int> pending{0};
+
+void set_handler(int sig, void (*handler)(int)) {
+  struct sigaction sa{};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(sig, &sa, nullptr);
+}
+
+// Outside a handler: removes the temporary files and ends the process
+// with `sig`, as its default action would.
+[[noreturn]] void die(int sig) {
+  struct sigaction sa{};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, nullptr);
   remove_temp_files_now();
-  errno = saved;
+  raise(sig);
+  // Still here: the signal is blocked in this thread (not by btfc; an
+  // embedding program's mask). The exit status a shell gives it.
+  _exit(128 + sig);
+}
+
+extern "C" void remove_and_die(int sig) {
+  const int saved = errno;
+  pending.store(sig);
+  if (deferring.load() > 0) {
+    // Held back: the handler again for the next one (SA_RESETHAND has
+    // put the default back), and the last DeferSignals ends the process.
+    set_handler(sig, remove_and_die);
+    errno = saved;
+    return;
+  }
   // SA_RESETHAND made the action the default again; the signal stays
   // blocked until this handler returns, and then ends the process.
+  remove_temp_files_now();
+  errno = saved;  // (restored for form's sake: the process ends)
   raise(sig);
 }
 
@@ -48,11 +85,7 @@ void install_once() {
     for (int sig : kSignals) {
       struct sigaction old{};
       if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
-      struct sigaction sa{};
-      sa.sa_handler = remove_and_die;
-      sigemptyset(&sa.sa_mask);
-      sa.sa_flags = SA_RESETHAND;
-      sigaction(sig, &sa, nullptr);
+      set_handler(sig, remove_and_die);
     }
   });
 }
@@ -77,8 +110,21 @@ RemoveOnSignal::RemoveOnSignal(const std::string& path) {
   }
 }
 
-RemoveOnSignal::~RemoveOnSignal() {
+RemoveOnSignal::~RemoveOnSignal() { release(); }
+
+void RemoveOnSignal::release() {
   if (slot_ >= 0) slots[slot_].state.store(kFree, std::memory_order_release);
+  slot_ = -1;
+}
+
+DeferSignals::DeferSignals() {
+  install_once();
+  deferring.fetch_add(1);
+}
+
+DeferSignals::~DeferSignals() {
+  if (deferring.fetch_sub(1) != 1) return;
+  if (const int sig = pending.load()) die(sig);
 }
 
 }  // namespace btfc

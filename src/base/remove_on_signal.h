@@ -23,8 +23,27 @@ class RemoveOnSignal {
   RemoveOnSignal(const RemoveOnSignal&) = delete;
   RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
 
+  // From now on a signal leaves the file where it is (it has become the
+  // only complete copy of something).
+  void release();
+
  private:
   int slot_ = -1;  // -1: every slot was in use (the file is then only left behind)
+};
+
+// While one lives (in any thread), those signals wait: one that comes
+// meanwhile ends the process, as above, when the last DeferSignals ends.
+// For a write that must not stop halfway: a complete temporary file copied
+// over a target of several hard links, which a Ctrl-C would otherwise
+// leave half-written, with the complete copy removed.
+//
+//   { DeferSignals defer;  ... rewrite the target ... }
+class DeferSignals {
+ public:
+  DeferSignals();
+  ~DeferSignals();
+  DeferSignals(const DeferSignals&) = delete;
+  DeferSignals& operator=(const DeferSignals&) = delete;
 };
 
 // Unlinks every path a RemoveOnSignal holds now. Async-signal-safe: for

@@ -6,8 +6,11 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +24,7 @@
 
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "base/remove_on_signal.h"
 #include "support/test_support.h"
 
 namespace btfc {
@@ -190,6 +194,94 @@ TEST(AtomicFile, HardLinkedFileIsRewrittenForEveryName) {
   EXPECT_NE(alone.st_ino, before.st_ino);
   EXPECT_EQ(test::read_file(dir + "/a.ko"), "alone");
   expect_only(dir, {"a.ko"});
+}
+
+// A target of several hard links on a disk with room for the temporary
+// file but not for the target's growth: the copy over it would stop
+// halfway, so nothing is written to it; the temporary file is removed and
+// the error says why. On a tmpfs of 1 MB, mounted in a mount namespace of
+// a child's own (root only).
+TEST(AtomicFile, HardLinkedFileIsUntouchedWhenTheDiskIsFull) {
+  if (geteuid() != 0) GTEST_SKIP() << "\n*** not root: a full disk under a hard-linked file NOT TESTED (CI runs as root) ***\n";
+  const std::string dir = test::scratch_dir() + "/full-disk";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string old_text(64 << 10, 'o'), new_text(256 << 10, 'n');
+  enum : int { kNoMount = 100, kNoError = 1, kBadMessage = 2, kTargetChanged = 4, kLinkChanged = 8, kLeftovers = 16 };
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=1m") != 0)
+      _exit(kNoMount);
+    int broken = 0;
+    const std::string a = dir + "/a.ko", b = dir + "/b.ko";
+    write_file_atomic(a, bytes_of(old_text));
+    link(a.c_str(), b.c_str());
+    // Leave room for the new contents once and a half: the temporary
+    // file fits, the target's growth (by 3/4 of that) does not.
+    struct statvfs vfs;
+    statvfs(dir.c_str(), &vfs);
+    const uint64_t free_bytes = uint64_t{vfs.f_bavail} * vfs.f_bsize, room = new_text.size() * 3 / 2;
+    if (free_bytes > room) write_file_atomic(dir + "/filler", bytes_of(std::string(free_bytes - room, 'f')));
+    try {
+      std::span<const uint8_t> pieces[] = {bytes_of(new_text)};
+      write_pieces_atomic(a, pieces);
+      broken |= kNoError;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      if (what.find(a + ": cannot reserve space to rewrite it in place") == std::string::npos ||
+          what.find("No space left on device") == std::string::npos)
+        broken |= kBadMessage;
+    }
+    if (test::read_file(a) != old_text) broken |= kTargetChanged;
+    if (test::read_file(b) != old_text) broken |= kLinkChanged;
+    if (fs::exists(dir + "/filler")) fs::remove(dir + "/filler");
+    if (std::distance(fs::directory_iterator(dir), fs::directory_iterator()) != 2) broken |= kLeftovers;
+    _exit(broken);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  const int broken = WEXITSTATUS(status);
+  if (broken == kNoMount) GTEST_SKIP() << "\n*** the kernel refused a private tmpfs mount: a full disk NOT TESTED ***\n";
+  EXPECT_FALSE(broken & kNoError) << "the write succeeded on a full disk";
+  EXPECT_FALSE(broken & kBadMessage) << "the error does not say there is no room";
+  EXPECT_FALSE(broken & kTargetChanged) << "the target was changed";
+  EXPECT_FALSE(broken & kLinkChanged) << "the target's other name reads other bytes";
+  EXPECT_FALSE(broken & kLeftovers) << "a temporary file was left";
+}
+
+// A signal that comes while a DeferSignals lives (a copy over a
+// hard-linked target) ends the process when it ends, not before, still
+// removing the temporary files then; one released is left.
+TEST(AtomicFile, SignalsWaitForTheEndOfADeferSignals) {
+  const std::string dir = test::scratch_dir() + "/defer";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string tmp = dir + "/out.tmp.1", kept = dir + "/kept.tmp.2", after = dir + "/after";
+  write_file_atomic(tmp, bytes_of("temporary"));
+  write_file_atomic(kept, bytes_of("complete"));
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    RemoveOnSignal guard(tmp), released(kept);
+    released.release();
+    {
+      DeferSignals defer;
+      raise(SIGINT);
+      raise(SIGTERM);  // a second one waits as well
+      write_file_atomic(after, bytes_of("still running"));
+    }
+    _exit(0);  // not reached: the end of `defer` ends the process
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited with status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(test::read_file(after), "still running");
+  EXPECT_FALSE(fs::exists(tmp));
+  EXPECT_EQ(test::read_file(kept), "complete");
 }
 
 // A thread that reads the FIFO at `path` to its end into `got` (a writer
