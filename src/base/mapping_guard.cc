@@ -81,6 +81,7 @@ extern "C" void on_bus_error(int sig, siginfo_t* info, void* context) {
       line << program << ": " << s.path << ": cannot read offset " << uint64_t{at - s.begin}
            << ": the file shrank (or its storage failed) while being read\n";
       line.write_out();
+      wait_for_deferred_writes();  // a copy over a hard-linked output, in another thread
       remove_temp_files_now();
       _exit(1);
     }

@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -39,6 +40,9 @@ constinit Slot slots[64];  // constant-initialised: no start-up code touching it
 // reads `pending`, so at least one of the two sees the other's write.
 std::atomic<int> deferring{0};
 std::atomic<int> pending{0};
+// This thread's DeferSignals (read by handlers: static TLS, as btfc is one
+// executable, needs no allocation there).
+thread_local int deferring_here = 0;
 
 void set_handler(int sig, void (*handler)(int)) {
   struct sigaction sa{};
@@ -92,6 +96,14 @@ void install_once() {
 
 }  // namespace
 
+void wait_for_deferred_writes() {
+  if (deferring_here) return;
+  while (deferring.load() > 0) {
+    struct timespec ms{0, 1000000};
+    nanosleep(&ms, nullptr);
+  }
+}
+
 void remove_temp_files_now() {
   for (Slot& s : slots)
     if (s.state.load(std::memory_order_acquire) == kInUse) unlink(s.path);
@@ -119,10 +131,12 @@ void RemoveOnSignal::release() {
 
 DeferSignals::DeferSignals() {
   install_once();
+  ++deferring_here;
   deferring.fetch_add(1);
 }
 
 DeferSignals::~DeferSignals() {
+  --deferring_here;
   if (deferring.fetch_sub(1) != 1) return;
   if (const int sig = pending.load()) die(sig);
 }

@@ -50,4 +50,10 @@ class DeferSignals {
 // other fatal-signal handlers (MappingGuard's) that end the process.
 void remove_temp_files_now();
 
+// Returns once no other thread holds a DeferSignals (at once if this one
+// does: it would wait for itself). Async-signal-safe: a handler that must
+// end the process from one thread (MappingGuard's, on a fault) lets a copy
+// over a hard-linked file in another finish first.
+void wait_for_deferred_writes();
+
 }  // namespace btfc

@@ -17,6 +17,8 @@
 #include <csignal>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -282,6 +284,25 @@ TEST(AtomicFile, SignalsWaitForTheEndOfADeferSignals) {
   EXPECT_EQ(test::read_file(after), "still running");
   EXPECT_FALSE(fs::exists(tmp));
   EXPECT_EQ(test::read_file(kept), "complete");
+}
+
+// A handler that ends the process from one thread (a fault on a mapped
+// input) first waits for a copy over a hard-linked file in another to end;
+// in the thread that copies (it would wait for itself) it does not wait.
+TEST(AtomicFile, EndingTheProcessWaitsForACopyInAnotherThread) {
+  std::atomic<bool> holding{false}, done{false};
+  std::thread copier([&] {
+    DeferSignals defer;
+    holding = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    done = true;
+  });
+  while (!holding) std::this_thread::yield();
+  wait_for_deferred_writes();
+  EXPECT_TRUE(done) << "returned while another thread still copied";
+  copier.join();
+  DeferSignals mine;
+  wait_for_deferred_writes();  // returns: only this thread holds one
 }
 
 // A thread that reads the FIFO at `path` to its end into `got` (a writer
