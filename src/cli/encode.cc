@@ -114,7 +114,8 @@ int run_encode(Args args) { return run(args, false); }
 constexpr std::string_view kEncodeHelp =
     "DWARF to BTF as pahole 1.31 -J does, with its flags and encoding rules.\n"
     "Several FILEs, or a folder (searched for *.ko), are encoded in one process\n"
-    "sharing the parsed base (batch mode), each as it would be alone.\n\n"
+    "sharing the parsed base (batch mode), each as it would be alone: in place,\n"
+    "or with --output-dir (--btf_encode_detached, one output, is refused).\n\n"
     BTFC_ENCODE_FLAGS
     "btfc's own:\n"
     "  --output-dir=DIR             batch mode: raw BTF into DIR/NAME.btf for\n"

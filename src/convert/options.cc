@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "dwarf/constants.h"
 
@@ -295,6 +296,12 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
                       "'btfc layout FILE' (only BTF encoding is supported here); nothing was written");
   if (o.inputs.size() > 1 && !o.detached_path.empty())
     throw OptionError("--btf_encode_detached names one output: use --output-dir with several FILEs");
+  // A folder is batch mode too, which without --output-dir writes into
+  // every module found: not what a detached output asks for.
+  std::error_code ec;
+  if (!pahole_mode && !o.detached_path.empty() && std::filesystem::is_directory(o.input, ec))
+    throw OptionError("--btf_encode_detached names one output, and '" + o.input +
+                      "' is a folder: use --output-dir for the modules under it");
   if (!o.output_dir.empty() && !o.detached_path.empty())
     throw OptionError("--output-dir and --btf_encode_detached exclude each other");
 }

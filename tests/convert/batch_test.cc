@@ -63,6 +63,23 @@ TEST(Batch, OptionMistakes) {
   EXPECT_EQ(run_btfc("encode -J --btf_encode_detached=x.btf --output-dir=d a.ko").status, 2);
 }
 
+// A folder with --btf_encode_detached, which names one output file: batch
+// mode would write into every module under it, which the user asked not
+// to. Refused as a usage mistake, the modules untouched, nothing written.
+TEST(Batch, FolderWithDetachedOutputRefused) {
+  std::string dir = scratch_dir() + "/folder_detached";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/mods");
+  std::string obj = compile_c("folder_detached", "struct s { int x; } v;\n", "gcc -g -c");
+  fs::copy_file(obj, dir + "/mods/a.ko");
+  const std::string before = read_file(dir + "/mods/a.ko");
+  RunResult r = run_btfc("encode -J --btf_encode_detached=" + dir + "/out.btf " + dir + "/mods");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("'" + dir + "/mods' is a folder: use --output-dir"), std::string::npos) << r.err;
+  EXPECT_TRUE(read_file(dir + "/mods/a.ko") == before) << "the module was written";
+  EXPECT_FALSE(fs::exists(dir + "/out.btf"));
+}
+
 // A folder holding no module is reported, not taken for a job done.
 TEST(Batch, FolderWithoutModules) {
   std::string dir = scratch_dir() + "/no_modules";
