@@ -191,6 +191,17 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
       break;
     }
     if (a.empty() || a[0] != '-' || a == "-") {
+      // `-j 2`: pahole's -j takes its count attached only, so the 2 is a
+      // FILE; said plainly rather than as a second FILE (no such file).
+      const std::string_view prev = i ? args[i - 1] : std::string_view();
+      const bool after_jobs =
+          prev == "--jobs" || (prev.size() >= 2 && prev[0] == '-' && prev[1] != '-' && prev.back() == 'j');
+      std::error_code ec;
+      if (after_jobs && a.find_first_not_of("0123456789") == std::string_view::npos &&
+          !std::filesystem::exists(std::string(a), ec))
+        throw OptionError(std::string(prev) + " takes its count attached, as pahole's: " +
+                          (prev == "--jobs" ? "--jobs=" : "-j") + std::string(a) + " (a separate '" + std::string(a) +
+                          "' is a FILE)");
       add_input(a);
       continue;
     }

@@ -89,6 +89,23 @@ TEST(Options, Mistakes) {
   EXPECT_EQ(parse({"a", "b"}).inputs.size(), 2u);                 // btfc's batch mode takes several
   EXPECT_THROW(parse({"--btf_base"}), OptionError);               // missing value
   EXPECT_THROW(parse({"-jx", "a"}), OptionError);
+  // `-j 2`: the count must be attached (pahole's -j[N]); the 2 is said to
+  // be taken for a FILE, not reported as a second FILE or a missing one.
+  for (bool pahole : {false, true}) {
+    try {
+      parse({"-J", "-j", "2", "--btf_encode_detached=o.btf", "vmlinux"}, pahole);
+      FAIL();
+    } catch (const OptionError& e) {
+      EXPECT_STREQ(e.what(), "-j takes its count attached, as pahole's: -j2 (a separate '2' is a FILE)");
+    }
+  }
+  try {
+    parse({"--jobs", "4", "a.ko"});
+    FAIL();
+  } catch (const OptionError& e) {
+    EXPECT_STREQ(e.what(), "--jobs takes its count attached, as pahole's: --jobs=4 (a separate '4' is a FILE)");
+  }
+  EXPECT_EQ(parse({"-j", "m.ko"}).jobs, 0u);  // -j alone, then a FILE: as a kernel build writes it
   // An empty file name is a mistake, not "no detached file": encoding in
   // place instead would rewrite the input ELF the user meant to keep.
   EXPECT_THROW(parse({"--btf_encode_detached=", "a"}), OptionError);
