@@ -2,8 +2,9 @@
 // computed as a DWARF reader would ask for them (decompressed, relocated)
 // and the symbol table read. Bad input must end in btfc::Error, never a
 // crash, hang or unbounded allocation (a lying compression header must not
-// make us allocate its stated size). Seeds: small gcc/clang objects of
-// several machines, zlib/zstd/.zdebug compressed.
+// make us allocate its stated size), and a packed file (gzip, xz, zstd:
+// elf/packed.h) no more than its bound. Seeds: small gcc/clang objects of
+// several machines, zlib/zstd/.zdebug compressed, and three packed whole.
 #include <cstddef>
 #include <cstdint>
 

@@ -5,10 +5,10 @@ set -euo pipefail
 packages=(
   # build
   cmake ninja-build g++ clang-14 lld-14 llvm-14 pkg-config
-  libtbb-dev zlib1g-dev libzstd-dev libxxhash-dev libjemalloc-dev
+  libtbb-dev zlib1g-dev libzstd-dev liblzma-dev libxxhash-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # oracles and tools the tests and benchmarks compare with
-  libbpf-dev bpftool dwarves elfutils zstd binutils-multiarch gcc-multilib libclang-rt-14-dev
+  libbpf-dev bpftool dwarves elfutils zstd xz-utils binutils-multiarch gcc-multilib libclang-rt-14-dev
   clang llvm  # unversioned clang (cross-target fixtures), llvm-objcopy
   dwz  # dwz'd fixtures: DW_FORM_GNU_ref_alt, partial units
   python3  # bench/scaling.py and its tests

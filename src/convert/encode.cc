@@ -639,6 +639,12 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
   std::unique_ptr<elf::ElfFile> elf;
   try {
     elf = elf::ElfFile::open(input);
+    // Said before any work: the output could only go into the unpacked
+    // copy in memory.
+    if (out_path.empty() && elf->packing() != elf::Packing::None)
+      throw Error("is packed (" + std::string(elf::packing_name(elf->packing())) +
+                  "): its .BTF cannot be written in place; use --btf_encode_detached=OUT, or --output-dir")
+          .with_file(input);
     // A stripped file's types and symbols come from its debug file, as
     // pahole (libdwfl) finds it; the output still goes into the file.
     std::unique_ptr<elf::ElfFile> debug = dwarf::open_debug_file(*elf);
@@ -701,6 +707,13 @@ bool is_batch(const EncodeOptions& o) {
 
 }  // namespace
 
+std::optional<std::string_view> module_stem(std::string_view name) {
+  // As the kernel installs them: plain, or packed (elf/packed.h).
+  for (std::string_view suffix : {".ko", ".ko.xz", ".ko.zst", ".ko.gz"})
+    if (name.size() > suffix.size() && name.ends_with(suffix)) return name.substr(0, name.size() - suffix.size());
+  return std::nullopt;
+}
+
 std::vector<std::string> batch_inputs(const std::vector<std::string>& args) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
@@ -717,11 +730,11 @@ std::vector<std::string> batch_inputs(const std::vector<std::string>& args) {
     for (; it != end; it.increment(ec)) {
       if (ec) throw Error(a + ": " + ec.message());
       const fs::path& p = it->path();
-      if (p.extension() == ".ko" && it->is_regular_file(ec)) found.push_back(p.string());
+      if (module_stem(p.filename().string()) && it->is_regular_file(ec)) found.push_back(p.string());
     }
     // A folder without modules is a wrong path far more often than a
     // wanted no-op: say so rather than succeed having done nothing.
-    if (found.empty()) throw Error(a + ": no *.ko file in this folder or below it");
+    if (found.empty()) throw Error(a + ": no module (*.ko, or *.ko.xz, .zst, .gz packed) in this folder or below it");
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
@@ -742,7 +755,7 @@ std::pair<dev_t, ino_t> file_id(const std::string& path) {
 
 std::string batch_output_path(const std::string& dir, const std::string& file) {
   std::string name = std::filesystem::path(file).filename().string();
-  if (name.size() > 3 && name.compare(name.size() - 3, 3, ".ko") == 0) name.resize(name.size() - 3);
+  if (std::optional<std::string_view> stem = module_stem(name)) name = *stem;
   return (std::filesystem::path(dir) / (name + ".btf")).string();
 }
 

@@ -25,6 +25,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/allocator.h"
@@ -71,11 +74,17 @@ struct EncodeStats {
   PageChoice pages;                 // the page size of its fresh memory (base/allocator.h)
 };
 
+// A module file's name without its suffix (.ko, or a packed module's
+// .ko.xz, .ko.zst, .ko.gz); nullopt for any other name.
+std::optional<std::string_view> module_stem(std::string_view name);
+
 // The files a batch encodes: FILE arguments as given, directories searched
-// recursively for *.ko, in path order. Throws btfc::Error for a missing path.
+// recursively for modules (module_stem), in path order. Throws btfc::Error
+// for a missing path.
 std::vector<std::string> batch_inputs(const std::vector<std::string>& args);
 
-// Where batch mode writes FILE with --output-dir=DIR: DIR/<name without .ko>.btf.
+// Where batch mode writes FILE with --output-dir=DIR: DIR/<module_stem>.btf
+// (DIR/<name>.btf for another name).
 std::string batch_output_path(const std::string& dir, const std::string& file);
 
 // The BTF of o.input (types, functions, variables, deduplicated), split on

@@ -43,11 +43,20 @@ std::unique_ptr<ElfFile> ElfFile::open(const std::string& path) {
   f->path_ = path;
   f->bytes_ = f->file_.bytes();
   try {
+    if (f->unpack()) f->file_ = MappedFile();  // read from memory now
     f->parse_header();
   } catch (Error& e) {
     throw e.with_file(path);
   }
   return f;
+}
+
+bool ElfFile::unpack() {
+  packing_ = packing_of(bytes_);
+  if (packing_ == Packing::None) return false;
+  unpacked_ = elf::unpack(bytes_, packing_);
+  bytes_ = Bytes(unpacked_.data(), unpacked_.size());
+  return true;
 }
 
 void ElfFile::read_ahead(std::span<const std::string_view> names) const {
@@ -84,6 +93,7 @@ std::unique_ptr<ElfFile> ElfFile::parse(Bytes bytes, std::string name) {
   f->path_ = std::move(name);
   f->bytes_ = bytes;
   try {
+    f->unpack();
     f->parse_header();
   } catch (Error& e) {
     throw e.with_file(f->path_);

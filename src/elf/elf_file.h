@@ -5,7 +5,8 @@
 //   if (const elf::Section* s = f->find_section(".debug_info"))  // or .zdebug_info
 //     Bytes info = f->section_data(*s);   // decompressed and relocated
 //
-// The file is mmap'ed; section_data() returns a span of the mapping when the
+// The file is mmap'ed (a packed one, foo.ko.xz, unpacked into memory:
+// elf/packed.h); section_data() returns a span of the mapping when the
 // bytes can be used as they are, and otherwise a span of a buffer owned by
 // the ElfFile, computed once per section:
 //  - SHF_COMPRESSED sections (Elf32_Chdr/Elf64_Chdr, zlib or zstd) and legacy
@@ -40,6 +41,7 @@
 #include "base/page_buffer.h"
 #include "base/reader.h"
 #include "base/uninit_vector.h"
+#include "elf/packed.h"
 
 namespace btfc::elf {
 
@@ -84,13 +86,18 @@ bool is_elf(Bytes bytes);
 
 class ElfFile {
  public:
+  // A packed file (foo.ko.xz, .zst, .gz: elf/packed.h) is unpacked into
+  // memory and read from there; packing() says so.
   static std::unique_ptr<ElfFile> open(const std::string& path);
-  // Parses bytes that the caller keeps alive (tests, fuzzing). `name` is used
-  // in error messages.
+  // Parses bytes that the caller keeps alive (tests, fuzzing), unpacked
+  // first if packed. `name` is used in error messages.
   static std::unique_ptr<ElfFile> parse(Bytes bytes, std::string name);
   ~ElfFile();
 
   const std::string& path() const { return path_; }
+  // How the file was packed (Packing::None: a plain ELF file). A packed
+  // file cannot take a .BTF section in place.
+  Packing packing() const { return packing_; }
   // Drops the mapped pages inside `range` from resident memory (see
   // MappedFile::release); for section data no longer needed soon.
   void release(Bytes range) const { file_.release(range); }
@@ -179,6 +186,9 @@ class ElfFile {
   friend class PartRelocator;
   ElfFile() = default;
   struct Cached;
+  // Unpacks bytes_ if packed (into unpacked_, which bytes_ then spans);
+  // false for a plain file.
+  bool unpack();
   void parse_header();
   Bytes compute_section_data(const Section& s, Cached& c) const;
   // Contents after decompression only (compression.cc).
@@ -196,9 +206,11 @@ class ElfFile {
   void apply_relocations(const Section& s, std::span<uint8_t> data, std::vector<RelocTarget>& targets,
                          const std::function<void(uint64_t lo, uint64_t hi)>& fill = {}) const;
 
-  MappedFile file_;
+  MappedFile file_;  // not mapped for a packed file, read from unpacked_
   std::string path_;
   Bytes bytes_;
+  Packing packing_ = Packing::None;
+  UninitVector<uint8_t> unpacked_;
   bool is_64_ = false;
   bool big_endian_ = false;
   uint16_t type_ = 0;

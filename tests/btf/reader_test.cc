@@ -421,3 +421,32 @@ TEST(BtfReader, SharedNamesCheckedPerOffset) {
 
 }  // namespace
 }  // namespace btfc::btf
+
+namespace btfc::btf {
+namespace {
+
+// Raw BTF and an ELF file's .BTF, packed (foo.ko.xz, vmlinux.btf.zst):
+// read as the plain file is, by every reader of BTF files (dump, diff,
+// layout -F btf, a base).
+TEST(Reader, PackedFilesReadAsThePlainOnes) {
+  const std::string obj = test::compile_c("packed_btf", "struct s { int a; char b; } v;\n", "gcc -g -c");
+  const std::string raw = obj + ".btf", elf = obj + ".in_place.o";
+  ASSERT_EQ(test::run_btfc("encode -J --btf_encode_detached=" + raw + " " + obj).status, 0);
+  ASSERT_EQ(test::run("cp " + obj + " " + elf).status, 0);
+  ASSERT_EQ(test::run_btfc("encode -J " + elf).status, 0);
+  for (const std::string& plain : {raw, elf}) {
+    const std::string want = test::run_btfc("dump " + plain).out;
+    ASSERT_NE(want.find("STRUCT 's'"), std::string::npos) << want;
+    for (const std::string& packer : {std::string("xz -c"), std::string("zstd -q -c"), std::string("gzip -c")}) {
+      const std::string packed = plain + "." + packer.substr(0, packer.find(' '));
+      ASSERT_EQ(test::run(packer + " " + plain + " > " + packed).status, 0);
+      test::RunResult got = test::run_btfc("dump " + packed);
+      EXPECT_EQ(got.status, 0) << got.err;
+      EXPECT_EQ(got.out, want) << packed;
+      EXPECT_EQ(test::run_btfc("diff " + packed + " " + plain).status, 0) << packed;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace btfc::btf

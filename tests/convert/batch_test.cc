@@ -80,6 +80,39 @@ TEST(Batch, FolderWithDetachedOutputRefused) {
   EXPECT_FALSE(fs::exists(dir + "/out.btf"));
 }
 
+// Modules packed as distributions install them (.ko.xz, .ko.zst, .ko.gz):
+// encoded as the plain module is, alone or found in a folder; in place
+// they are refused, since the BTF could only go into the copy unpacked in
+// memory, and left as they were.
+TEST(Batch, PackedModules) {
+  const std::string dir = scratch_dir() + "/packed_modules";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/mods/sub");
+  const std::string obj = compile_c("packed_module", "struct s { int x; } v;\nint f(struct s *p) { return p->x; }\n",
+                                    "gcc -g -O1 -c");
+  const std::string plain = dir + "/plain.btf";
+  ASSERT_EQ(run_btfc("encode -J --btf_encode_detached=" + plain + " " + obj).status, 0);
+  ASSERT_EQ(run("xz -c " + obj + " > " + dir + "/mods/a.ko.xz").status, 0);
+  ASSERT_EQ(run("zstd -q -c " + obj + " > " + dir + "/mods/sub/b.ko.zst").status, 0);
+  ASSERT_EQ(run("gzip -c " + obj + " > " + dir + "/mods/c.ko.gz").status, 0);
+
+  RunResult alone = run_btfc("encode -J --btf_encode_detached=" + dir + "/a.btf " + dir + "/mods/a.ko.xz");
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  expect_same_file(dir + "/a.btf", plain);
+
+  RunResult batch = run_btfc("encode -J --output-dir=" + dir + "/out " + dir + "/mods");
+  ASSERT_EQ(batch.status, 0) << batch.err;
+  for (const char* name : {"a", "b", "c"}) expect_same_file(dir + "/out/" + name + ".btf", plain);
+
+  const std::string before = read_file(dir + "/mods/a.ko.xz");
+  RunResult in_place = run_btfc("encode -J " + dir + "/mods/a.ko.xz");
+  EXPECT_EQ(in_place.status, 1);
+  EXPECT_NE(in_place.err.find(dir + "/mods/a.ko.xz: is packed (xz): its .BTF cannot be written in place"),
+            std::string::npos)
+      << in_place.err;
+  EXPECT_TRUE(read_file(dir + "/mods/a.ko.xz") == before);
+}
+
 // A folder holding no module is reported, not taken for a job done.
 TEST(Batch, FolderWithoutModules) {
   std::string dir = scratch_dir() + "/no_modules";
@@ -88,7 +121,7 @@ TEST(Batch, FolderWithoutModules) {
   fs::copy_file(obj, dir + "/sub/x.o");
   RunResult r = run_btfc("encode -J " + dir);
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.err.find(dir + ": no *.ko file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + ": no module (*.ko"), std::string::npos) << r.err;
 }
 
 
