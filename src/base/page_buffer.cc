@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <new>
 
 namespace btfc {
@@ -42,6 +44,24 @@ void PageBuffer::discard(std::span<const uint8_t> range) {
   const uintptr_t lo = reinterpret_cast<uintptr_t>(data_), b = reinterpret_cast<uintptr_t>(range.data());
   if (b < lo || b - lo > size_ || range.size() > size_ - (b - lo)) return;
   drop_whole_pages(range);
+}
+
+void PageBuffer::resize(size_t size) {
+  if (mapped_ && size >= kMapped) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t length = (size + page - 1) & ~(page - 1);
+    if (length != mapped_) {
+      void* p = mremap(data_, mapped_, length, MREMAP_MAYMOVE);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      data_ = static_cast<uint8_t*>(p);
+      mapped_ = length;
+    }
+    size_ = size;
+    return;
+  }
+  PageBuffer other(size);
+  if (const size_t kept = std::min(size, size_)) std::memcpy(other.data_, data_, kept);
+  *this = std::move(other);
 }
 
 void PageBuffer::reset() {

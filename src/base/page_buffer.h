@@ -1,5 +1,5 @@
 // A writable byte buffer for a processed copy of file data (a relocated
-// .debug_info), uninitialised, sized once.
+// .debug_info, an unpacked file), uninitialised, sized once or resized.
 //
 // Large buffers are their own anonymous mapping, so that the pages of
 // bytes read for the last time can be given back early (discard). Small
@@ -42,6 +42,10 @@ class PageBuffer {
   size_t size() const { return size_; }
   std::span<uint8_t> span() const { return {data_, size_}; }
   void reset();
+  // Keeps the first min(size(), size) bytes. A buffer of its own mapping
+  // that stays one grows or shrinks by mremap: no byte is copied, and the
+  // pages given up go back to the system.
+  void resize(size_t size);
   // Gives the memory of the whole pages inside `range` (part of this
   // buffer) back to the system, keeping the mapping: they read as zeros
   // afterwards. For bytes that will not be read again. Only for a buffer

@@ -790,7 +790,7 @@ BtfFile BtfFile::open(const std::string& path) {
   // who gave a (damaged) raw BTF file.
   if (!elf::is_elf(bytes))
     throw Error("neither raw BTF (magic 0xeb9f) nor an ELF file").with_file(path);
-  f.elf = f.unpacked.empty() ? elf::ElfFile::open(path) : elf::ElfFile::parse(bytes, path);
+  f.elf = f.unpacked.size() ? elf::ElfFile::parse(bytes, path) : elf::ElfFile::open(path);
   const elf::Section* s = f.elf->find_section(".BTF");
   if (!s) throw Error("no .BTF section (and not raw BTF)");
   f.bytes = f.elf->section_data(*s);

@@ -210,7 +210,7 @@ class ElfFile {
   std::string path_;
   Bytes bytes_;
   Packing packing_ = Packing::None;
-  UninitVector<uint8_t> unpacked_;
+  PageBuffer unpacked_;
   bool is_64_ = false;
   bool big_endian_ = false;
   uint16_t type_ = 0;

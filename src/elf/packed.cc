@@ -23,39 +23,41 @@ namespace {
 constexpr uint64_t kDecoderMemory = uint64_t{256} << 20;
 
 // An output buffer growing up to `cap` bytes; `produced` bytes are filled.
+// A big one is its own mapping, grown and shrunk by mremap: no copy, and
+// only the bytes written are resident (amdgpu.ko.zst, 355 MB unpacked:
+// peak RSS 1.1 GB -> 0.6 GB with a vector's copies).
 class Output {
  public:
-  Output(Bytes in, const char* stream) : stream_(stream), cap_(std::max<uint64_t>(in.size(), 1) * kMaxUnpackRatio) {
-    buffer_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, std::max<uint64_t>(uint64_t{in.size()} * 4, 1 << 16))));
-  }
+  Output(Bytes in, const char* stream)
+      : stream_(stream), cap_(std::max<uint64_t>(in.size(), 1) * kMaxUnpackRatio),
+        buffer_(static_cast<size_t>(std::min<uint64_t>(cap_, std::max<uint64_t>(uint64_t{in.size()} * 4, 1 << 16)))) {}
   // Room after `produced`: grown when there is none, an error past the cap.
   std::span<uint8_t> room(size_t produced, uint64_t at) {
     if (produced == buffer_.size()) {
       if (buffer_.size() >= cap_)
         throw Error(stream_, at,
-                    "unpacks to more than " + std::to_string(kMaxUnpackRatio) +
-                        " times its size (" + std::to_string(cap_) + " bytes); not read further");
+                    "unpacks to more than " + std::to_string(kMaxUnpackRatio) + " times its size (" +
+                        std::to_string(cap_) + " bytes); not read further");
       buffer_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, uint64_t{buffer_.size()} * 2)));
     }
-    return std::span<uint8_t>(buffer_).subspan(produced);
+    return buffer_.span().subspan(produced);
   }
-  UninitVector<uint8_t> finish(size_t produced) {
+  PageBuffer finish(size_t produced) {
     buffer_.resize(produced);
-    buffer_.shrink_to_fit();
     return std::move(buffer_);
   }
 
  private:
   const char* stream_;
   uint64_t cap_;
-  UninitVector<uint8_t> buffer_;
+  PageBuffer buffer_;
 };
 
 // zlib and xz take at most this much per call (their counters are 32-bit
 // in zlib).
 constexpr size_t kChunk = size_t{1} << 30;
 
-UninitVector<uint8_t> gunzip(Bytes in) {
+PageBuffer gunzip(Bytes in) {
   constexpr char kStream[] = "gzip stream";
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw Error(kStream, 0, "cannot initialise zlib");
@@ -90,7 +92,7 @@ UninitVector<uint8_t> gunzip(Bytes in) {
   }
 }
 
-UninitVector<uint8_t> unxz(Bytes in) {
+PageBuffer unxz(Bytes in) {
   constexpr char kStream[] = "xz stream";
   lzma_stream s = LZMA_STREAM_INIT;
   if (lzma_stream_decoder(&s, kDecoderMemory, LZMA_CONCATENATED) != LZMA_OK)
@@ -127,7 +129,7 @@ UninitVector<uint8_t> unxz(Bytes in) {
   }
 }
 
-UninitVector<uint8_t> unzstd(Bytes in) {
+PageBuffer unzstd(Bytes in) {
   constexpr char kStream[] = "zstd stream";
   ZSTD_DCtx* d = ZSTD_createDCtx();
   if (!d) throw Error(kStream, 0, "cannot initialise zstd");
@@ -178,14 +180,16 @@ std::string_view packing_name(Packing p) {
   return "";
 }
 
-UninitVector<uint8_t> unpack(Bytes in, Packing p) {
+PageBuffer unpack(Bytes in, Packing p) {
   switch (p) {
     case Packing::Gzip: return gunzip(in);
     case Packing::Xz: return unxz(in);
     case Packing::Zstd: return unzstd(in);
     case Packing::None: break;
   }
-  return UninitVector<uint8_t>(in.begin(), in.end());
+  PageBuffer copy(in.size());
+  if (!in.empty()) std::memcpy(copy.data(), in.data(), in.size());
+  return copy;
 }
 
 }  // namespace btfc::elf

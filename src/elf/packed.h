@@ -5,7 +5,7 @@
 // into memory and read that.
 //
 //   if (elf::Packing p = elf::packing_of(bytes); p != elf::Packing::None)
-//     UninitVector<uint8_t> plain = elf::unpack(bytes, p);
+//     PageBuffer plain = elf::unpack(bytes, p);
 //
 // The format is told by its magic, not by the file name. Concatenated
 // streams (gzip members, xz streams, zstd frames) are read one after the
@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "base/reader.h"
-#include "base/uninit_vector.h"
+#include "base/page_buffer.h"
 
 namespace btfc::elf {
 
@@ -36,6 +36,6 @@ inline constexpr uint64_t kMaxUnpackRatio = 256;
 // The contents of `in` unpacked. Throws btfc::Error naming the stream
 // ("xz stream", ...) and the offset in `in` where it went wrong: corrupt or
 // truncated data, or more than kMaxUnpackRatio times in.size() bytes.
-UninitVector<uint8_t> unpack(Bytes in, Packing p);
+PageBuffer unpack(Bytes in, Packing p);
 
 }  // namespace btfc::elf

@@ -221,5 +221,25 @@ TEST(MappedFile, CopyToAppendsTheFileBytesAtTheWritePosition) {
   EXPECT_EQ(test::read_file(out_path), "head" + std::string(pattern.data() + at, n) + "tail");
 }
 
+// resize keeps the bytes it keeps, across the heap/mapping boundary both
+// ways and within a mapping (mremap: no copy), and the buffer is writable
+// to its new last byte.
+TEST(PageBuffer, ResizeKeepsTheBytes) {
+  const size_t sizes[] = {100, PageBuffer::kMapped + 5000, 3 * PageBuffer::kMapped, PageBuffer::kMapped + 1, 4000, 0,
+                          PageBuffer::kMapped * 2};
+  PageBuffer buf(10);
+  for (size_t i = 0; i < 10; i++) buf.data()[i] = static_cast<uint8_t>(i * 7);
+  size_t filled = 10;  // bytes [0, filled) hold i * 7 + i / 251
+  for (size_t size : sizes) {
+    buf.resize(size);
+    ASSERT_EQ(buf.size(), size);
+    const size_t kept = std::min(filled, size);
+    for (size_t i = 0; i < kept; i++)
+      ASSERT_EQ(buf.data()[i], static_cast<uint8_t>(i * 7 + i / 251)) << "byte " << i << " after resize to " << size;
+    for (size_t i = kept; i < size; i++) buf.data()[i] = static_cast<uint8_t>(i * 7 + i / 251);
+    filled = size;
+  }
+}
+
 }  // namespace
 }  // namespace btfc
