@@ -25,8 +25,8 @@
 
 #include "base/error.h"
 #include "base/mapped_file.h"
-#include "base/reader.h"
 #include "base/page_buffer.h"
+#include "base/reader.h"
 #include "btf/btf.h"
 
 namespace btfc::elf {
@@ -60,7 +60,7 @@ struct BtfFile {
   ~BtfFile();
 
   MappedFile file;                               // not mapped for a packed file
-  PageBuffer unpacked;                // a packed file's contents
+  PageBuffer unpacked;                           // a packed file's contents
   std::unique_ptr<elf::ElfFile> elf;             // null for raw BTF
   Bytes bytes;                                   // the BTF (.BTF's bytes in an ELF file)
   const elf::Section* distilled_base = nullptr;  // .BTF.base, if any

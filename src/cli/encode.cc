@@ -113,9 +113,10 @@ int run_encode(Args args) { return run(args, false); }
 
 constexpr std::string_view kEncodeHelp =
     "DWARF to BTF as pahole 1.31 -J does, with its flags and encoding rules.\n"
-    "Several FILEs, or a folder (searched for *.ko), are encoded in one process\n"
-    "sharing the parsed base (batch mode), each as it would be alone: in place,\n"
-    "or with --output-dir (--btf_encode_detached, one output, is refused).\n\n"
+    "Several FILEs, or a folder (searched for *.ko, *.ko.xz, .zst, .gz), are\n"
+    "encoded in one process sharing the parsed base (batch mode), each as it\n"
+    "would be alone: in place, or with --output-dir (--btf_encode_detached,\n"
+    "one output, is refused). A packed FILE (.xz, .zst, .gz) is read unpacked.\n\n"
     BTFC_ENCODE_FLAGS
     "btfc's own:\n"
     "  --output-dir=DIR             batch mode: raw BTF into DIR/NAME.btf for\n"
