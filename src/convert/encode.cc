@@ -643,7 +643,7 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
     // copy in memory.
     if (out_path.empty() && elf->packing() != elf::Packing::None)
       throw Error("is packed (" + std::string(elf::packing_name(elf->packing())) +
-                  "): its .BTF cannot be written in place; use --btf_encode_detached=OUT, or --output-dir")
+                  "): its .BTF cannot be written in place; use --btf_encode_detached=OUT (or btfc encode --output-dir)")
           .with_file(input);
     // A stripped file's types and symbols come from its debug file, as
     // pahole (libdwfl) finds it; the output still goes into the file.
