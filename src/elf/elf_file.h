@@ -95,8 +95,7 @@ class ElfFile {
   ~ElfFile();
 
   const std::string& path() const { return path_; }
-  // How the file was packed (Packing::None: a plain ELF file). A packed
-  // file cannot take a .BTF section in place.
+  // How the file was packed (Packing::None: a plain ELF file).
   Packing packing() const { return packing_; }
   // Drops the mapped pages inside `range` from resident memory (see
   // MappedFile::release); for section data no longer needed soon.
