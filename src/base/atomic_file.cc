@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -20,6 +22,14 @@
 namespace btfc {
 
 namespace {
+
+// An error about the file being written, named as the message's file: the
+// caller's input name is then not added (in place, it is the same file).
+Error output_error(const std::string& path, std::string message) {
+  Error e(std::move(message));
+  e.with_file(path);
+  return e;
+}
 
 mode_t default_mode() {
   mode_t mask = umask(0);
@@ -53,14 +63,14 @@ void write_all(int fd, std::span<const std::span<const uint8_t>> pieces, const P
 void write_in_place(const std::string& path, std::span<const std::span<const uint8_t>> pieces,
                     const PieceCopier& copy) {
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(path + ": cannot open for writing: " + std::strerror(errno));
+  if (fd < 0) throw output_error(path, std::string("cannot open for writing: ") + std::strerror(errno));
   auto fail = [&](const char* what) {
     int err = errno;
     close(fd);
-    throw Error(path + ": " + what + ": " + std::strerror(err));
+    throw output_error(path, std::string(what) + ": " + std::strerror(err));
   };
   write_all(fd, pieces, copy, fail);
-  if (close(fd) != 0) throw Error(path + ": close failed: " + std::strerror(errno));
+  if (close(fd) != 0) throw output_error(path, std::string("close failed: ") + std::strerror(errno));
 }
 
 // The complete temporary file `tmp` copied over `path`, in place (by the
@@ -80,7 +90,7 @@ bool copy_over(const char* tmp, const std::string& path, RemoveOnSignal& guard) 
     written = MappedFile::open(tmp);
   } catch (const Error& e) {
     close(out);
-    throw Error(path + ": cannot read the temporary file back: " + e.what() + "; the complete file is " + tmp);
+    throw output_error(path, std::string("cannot read the temporary file back: ") + e.what() + "; the complete file is " + tmp);
   }
   // Blocks for the whole new size, the file's size unchanged (those it
   // has already are kept). A file system without fallocate, or without
@@ -90,7 +100,7 @@ bool copy_over(const char* tmp, const std::string& path, RemoveOnSignal& guard) 
     const int err = errno;
     close(out);
     unlink(tmp);
-    throw Error(path + ": cannot reserve space to rewrite it in place (it has other hard links; it is unchanged): " +
+    throw output_error(path, std::string("cannot reserve space to rewrite it in place (it has other hard links; it is unchanged): ") +
                 std::strerror(err));
   }
   DeferSignals defer;
@@ -98,7 +108,7 @@ bool copy_over(const char* tmp, const std::string& path, RemoveOnSignal& guard) 
     int err = errno;
     guard.release();
     if (out >= 0) close(out);
-    throw Error(path + ": " + what + " (it has other hard links): " + std::strerror(err) + "; the complete file is " +
+    throw output_error(path, what + " (it has other hard links): " + std::strerror(err) + "; the complete file is " +
                 tmp);
   };
   std::span<const uint8_t> whole[] = {written.bytes()};
@@ -129,7 +139,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
   }
   const struct stat* existing = nullptr;
   if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw Error(target + ": is a folder, not a file");
+    if (S_ISDIR(st.st_mode)) throw output_error(target, "is a folder, not a file");
     if (!S_ISREG(st.st_mode)) {
       write_in_place(path, pieces, copy);
       return;
@@ -140,13 +150,13 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
   std::vector<char> name(tmp.begin(), tmp.end());
   name.push_back('\0');
   int fd = mkstemp(name.data());
-  if (fd < 0) throw Error(path + ": cannot create a temporary file: " + std::strerror(errno));
+  if (fd < 0) throw output_error(path, std::string("cannot create a temporary file in its folder: ") + std::strerror(errno));
   RemoveOnSignal guard(name.data());  // until renamed or removed
   auto fail = [&](const char* what) {
     int err = errno;
     close(fd);
     unlink(name.data());
-    throw Error(path + ": " + what + ": " + std::strerror(err));
+    throw output_error(path, std::string(what) + ": " + std::strerror(err));
   };
   write_all(fd, pieces, copy, fail);
   // Not ours to give (EPERM for another user's group, say): the new file
@@ -158,7 +168,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
   if (close(fd) != 0) {
     int err = errno;
     unlink(name.data());
-    throw Error(path + ": close failed: " + std::strerror(err));
+    throw output_error(path, std::string("close failed: ") + std::strerror(err));
   }
   // A file of several hard links has its bytes replaced, not its name
   // (as binutils' objcopy and pahole's in-place update leave it): the
@@ -167,7 +177,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
   if (rename(name.data(), path.c_str()) != 0) {
     int err = errno;
     unlink(name.data());
-    throw Error(path + ": cannot rename the temporary file into place: " + std::strerror(err));
+    throw output_error(path, std::string("cannot rename the temporary file into place: ") + std::strerror(err));
   }
 }
 
