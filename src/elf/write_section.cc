@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "base/atomic_file.h"
@@ -27,7 +29,7 @@ uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a 
 
 }  // namespace
 
-SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data, std::string_view retire) {
+SectionWrite plan_with_sections(const ElfFile& in, std::span<const NewSection> news, std::string_view retire) {
   SectionWrite w;
   std::vector<Bytes>& pieces = w.pieces;
   std::vector<uint8_t>&header = w.header, &names = w.names, &table = w.table;
@@ -35,8 +37,9 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     const Bytes file = in.bytes();
     const bool is64 = in.is_64(), be = in.big_endian();
     const auto& sections = in.sections();
-    if (sections.empty()) throw Error(kHeader, 0, "the file has no section headers to add " + std::string(name) + " to");
-    if (name.empty() || name.find('\0') != std::string_view::npos) throw Error("bad section name");
+    if (news.empty()) throw Error("no section to write");
+    if (sections.empty())
+      throw Error(kHeader, 0, "the file has no section headers to add " + std::string(news[0].name) + " to");
 
     // Header fields the reader does not keep. ElfFile::parse checked the
     // header is complete.
@@ -56,18 +59,74 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     // Section 0 is reserved (with extended numbering its sh_size is the
     // section count, which would cut a name table there short).
     if (shstrndx == 0 || shstrndx >= sections.size())
-      throw Error(kHeader, is64 ? 62 : 50, "no section name table to name " + std::string(name) + " in");
+      throw Error(kHeader, is64 ? 62 : 50, "no section name table to name " + std::string(news[0].name) + " in");
     const Section& shstrtab = sections[shstrndx];
-    const Section* target = in.find_section_exact(name);
-    if (target && target->index == shstrndx) throw Error("cannot replace the section name table");
-    if (target && target->index == 0) throw Error(kHeader, 0, "section 0 (reserved) is named " + std::string(name));
     const uint64_t max_offset = is64 ? ~uint64_t{0} : 0xffffffffu;
-    const Section* retired = retire.empty() || retire == name ? nullptr : in.find_section_exact(retire);
+
+    // What becomes of each section written: rewritten where it is (its
+    // bytes fit), moved to the end, or added there.
+    struct Target {
+      NewSection what;
+      const Section* old;  // null: a new section
+      bool in_place, placeholder;
+      uint64_t offset = 0, align = 4, name_index = 0;
+    };
+    std::vector<Target> targets;
+    size_t added = 0;
+    for (const NewSection& n : news) {
+      const std::string name(n.name);
+      if (name.empty() || name.find('\0') != std::string::npos) throw Error("bad section name");
+      for (const Target& t : targets)
+        if (t.what.name == n.name) throw Error("section " + name + " given twice");
+      const Section* old = in.find_section_exact(n.name);
+      if (old && old->index == shstrndx) throw Error("cannot replace the section name table");
+      if (old && old->index == 0) throw Error(kHeader, 0, "section 0 (reserved) is named " + name);
+      const bool alloc = old && (old->flags & SHF_ALLOC);
+      const bool in_place = old && old->type != SHT_NOBITS && n.data.size() <= old->size;
+      if (in_place && old->offset < header_size) throw Error(name, 0, "section overlaps the ELF header");
+      if (in_place) {
+        // Rewriting where it is must not write over another section (a
+        // hostile header can make the section cover the name table).
+        for (const Section& s : sections) {
+          if (&s == old || s.index == 0 || s.type == SHT_NOBITS || s.size == 0) continue;
+          if (s.offset < old->offset + old->size && old->offset < s.offset + s.size)
+            throw Error(name, 0,
+                        "section " + name + " overlaps section " + std::to_string(s.index) +
+                            "; it cannot be rewritten in place");
+        }
+      }
+      // An empty allocated section is a placeholder: ld.lld keeps the
+      // kernel linker script's `.BTF : { KEEP(*(.BTF)) }` in
+      // .tmp_vmlinux.btf with no bytes, for pahole to fill and objcopy to
+      // take out. It becomes what GNU ld's output gets instead, a section
+      // that is not loaded (no SHF_ALLOC, address 0), its contents at the
+      // end of the file: the segments, which held none of its bytes, are
+      // unchanged, and no loaded address now lies in two sections (at its
+      // old address, with its new size, it would cover the sections after
+      // it: on arm64, .data..percpu, whose variables the next read of the
+      // file would then not find). A non-empty one would leave its old
+      // bytes in the segment: refused.
+      const bool placeholder = alloc && !in_place && old->size == 0;
+      if (alloc && !in_place && !placeholder)
+        throw Error(name, 0,
+                    "cannot grow allocated section " + name + " (" + std::to_string(old->size) +
+                        " bytes, new contents " + std::to_string(n.data.size()) + "): it lies in a loaded segment");
+      targets.push_back({n, old, in_place, placeholder});
+      if (!old) added++;
+    }
+    auto moved = [&](const Section& s) {
+      for (const Target& t : targets)
+        if (t.old == &s) return !t.in_place;
+      return false;
+    };
+    const Section* retired = retire.empty() ? nullptr : in.find_section_exact(retire);
+    for (const Target& t : targets)
+      if (t.what.name == retire) retired = nullptr;
     if (retired && (retired->index == 0 || retired->index == shstrndx || (retired->flags & SHF_ALLOC)))
       retired = nullptr;  // not a section that can go quietly
 
     // Bytes that stay where they are: everything any header points at,
-    // except the section being rewritten and a .shstrtab that grows.
+    // except the sections moved and a .shstrtab that grows.
     uint64_t keep_end = std::max<uint64_t>(ehsize, header_size);
     if (phnum) {
       if (phoff > file.size() || uint64_t{phnum} * phentsize > file.size() - phoff)
@@ -94,38 +153,6 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
         keep_end = std::max(keep_end, off + filesz);
       }
     }
-    const bool new_section = target == nullptr;
-    const bool alloc = target && (target->flags & SHF_ALLOC);
-    const bool in_place = target && target->type != SHT_NOBITS && data.size() <= target->size;
-    if (in_place && target->offset < header_size)
-      throw Error(std::string(name), 0, "section overlaps the ELF header");
-    if (in_place) {
-      // Rewriting where it is must not write over another section (a
-      // hostile header can make the section cover the name table).
-      for (const Section& s : sections) {
-        if (&s == target || s.index == 0 || s.type == SHT_NOBITS || s.size == 0) continue;
-        if (s.offset < target->offset + target->size && target->offset < s.offset + s.size)
-          throw Error(std::string(name), 0,
-                      "section " + std::string(name) + " overlaps section " + std::to_string(s.index) +
-                          "; it cannot be rewritten in place");
-      }
-    }
-    // An empty allocated section is a placeholder: ld.lld keeps the kernel
-    // linker script's `.BTF : { KEEP(*(.BTF)) }` in .tmp_vmlinux.btf with
-    // no bytes, for pahole to fill and objcopy to take out. It becomes what
-    // GNU ld's output gets instead, a section that is not loaded (no
-    // SHF_ALLOC, address 0), its contents at the end of the file: the
-    // segments, which held none of its bytes, are unchanged, and no loaded
-    // address now lies in two sections (at its old address, with its new
-    // size, it would cover the sections after it: on arm64, .data..percpu,
-    // whose variables the next read of the file would then not find).
-    // A non-empty one would leave its old bytes in the segment: refused.
-    const bool placeholder = alloc && !in_place && target->size == 0;
-    if (alloc && !in_place && !placeholder)
-      throw Error(std::string(name), 0,
-                  "cannot grow allocated section " + std::string(name) + " (" + std::to_string(target->size) +
-                      " bytes, new contents " + std::to_string(data.size()) +
-                      "): it lies in a loaded segment");
     for (const Section& s : sections) {
       if (s.type == SHT_NOBITS) continue;
       if (s.size == 0) {
@@ -133,9 +160,8 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
         keep_end = std::max(keep_end, s.offset);
         continue;
       }
-      if (&s == target && !in_place) continue;
-      if (&s == retired) continue;
-      if (s.index == shstrndx && new_section) continue;
+      if (moved(s) || &s == retired) continue;
+      if (s.index == shstrndx && added) continue;
       keep_end = std::max(keep_end, s.offset + s.size);
     }
     keep_end = std::min<uint64_t>(keep_end, file.size());
@@ -143,63 +169,74 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     // Pieces of the output, in order; `at` is the output offset so far.
     static const std::array<uint8_t, 4096> zeros{};
     uint64_t at = 0;
-    auto pad_to = [&](uint64_t a) {
-      uint64_t to = align_up(at, a);
-      while (at < to) {
-        uint64_t n = std::min<uint64_t>(to - at, zeros.size());
-        pieces.push_back(Bytes(zeros.data(), n));
-        at += n;
+    auto zero_fill = [&](uint64_t n) {
+      while (n) {
+        const uint64_t piece = std::min<uint64_t>(n, zeros.size());
+        pieces.push_back(Bytes(zeros.data(), piece));
+        n -= piece;
       }
+    };
+    auto pad_to = [&](uint64_t a) {
+      const uint64_t to = align_up(at, a);
+      zero_fill(to - at);
+      at = to;
     };
 
     header.assign(file.begin(), file.begin() + header_size);
     pieces.push_back(header);
-    uint64_t section_offset = target ? target->offset : 0;
-    if (in_place) {
-      // Copy up to the section, the new contents, zeros for what they no
-      // longer cover, then the rest.
-      pieces.push_back(file.subspan(header_size, target->offset - header_size));
-      pieces.push_back(data);
-      for (uint64_t left = target->size - data.size(); left;) {
-        uint64_t n = std::min<uint64_t>(left, zeros.size());
-        pieces.push_back(Bytes(zeros.data(), n));
-        left -= n;
-      }
-      pieces.push_back(file.subspan(target->offset + target->size, keep_end - (target->offset + target->size)));
-    } else {
-      pieces.push_back(file.subspan(header_size, keep_end - header_size));
+    // The kept bytes, with the sections rewritten where they are (in file
+    // order; they overlap no other section): up to each, its new contents,
+    // zeros for what they no longer cover, and on.
+    std::vector<Target*> in_place;
+    for (Target& t : targets)
+      if (t.in_place) in_place.push_back(&t);
+    std::sort(in_place.begin(), in_place.end(), [](const Target* a, const Target* b) {
+      return a->old->offset < b->old->offset;
+    });
+    uint64_t copied = header_size;
+    for (Target* t : in_place) {
+      pieces.push_back(file.subspan(copied, t->old->offset - copied));
+      pieces.push_back(t->what.data);
+      zero_fill(t->old->size - t->what.data.size());
+      t->offset = t->old->offset;
+      copied = t->old->offset + t->old->size;
     }
-    at = keep_end;
+    if (keep_end > copied) pieces.push_back(file.subspan(copied, keep_end - copied));
+    at = std::max(keep_end, copied);
 
-    uint64_t names_offset = shstrtab.offset, name_index = 0;
-    if (new_section) {
+    uint64_t names_offset = shstrtab.offset;
+    if (added) {
       Bytes old = in.raw_data(shstrtab);
       names.assign(old.begin(), old.end());
-      name_index = names.size();
-      names.insert(names.end(), name.begin(), name.end());
-      names.push_back(0);
+      for (Target& t : targets) {
+        if (t.old) continue;
+        t.name_index = names.size();
+        names.insert(names.end(), t.what.name.begin(), t.what.name.end());
+        names.push_back(0);
+      }
       names_offset = at;
       pieces.push_back(names);
       at += names.size();
     }
-    uint64_t align = 4;
-    if (!in_place) {
-      if (target && target->addralign > 1) {
+    for (Target& t : targets) {
+      if (t.in_place) continue;
+      if (t.old && t.old->addralign > 1) {
         // Keep the section's own alignment if sane; huge values are not
         // worth megabytes of padding in a non-loaded section.
-        align = std::has_single_bit(target->addralign) ? std::min<uint64_t>(target->addralign, 4096) : 4;
+        t.align = std::has_single_bit(t.old->addralign) ? std::min<uint64_t>(t.old->addralign, 4096) : 4;
       }
-      pad_to(align);
-      section_offset = at;
-      pieces.push_back(data);
-      at += data.size();
+      pad_to(t.align);
+      t.offset = at;
+      pieces.push_back(t.what.data);
+      at += t.what.data.size();
+      if (t.offset > max_offset || t.what.data.size() > max_offset)
+        throw Error("the output does not fit the offsets of a 32-bit ELF file");
     }
 
     pad_to(is64 ? 8 : 4);
     const uint64_t new_shoff = at;
-    const uint64_t count = sections.size() + (new_section ? 1 : 0);
-    if (new_shoff > max_offset || section_offset > max_offset || data.size() > max_offset)
-      throw Error("the output does not fit the offsets of a 32-bit ELF file");
+    const uint64_t count = sections.size() + added;
+    if (new_shoff > max_offset) throw Error("the output does not fit the offsets of a 32-bit ELF file");
     table.assign(count * shentsize, 0);
     Reader table_in(file, "section headers", be);
     for (const Section& s : sections) {
@@ -220,23 +257,29 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
     // Field offsets (ELF64, ELF32): sh_name 0, sh_type 4, sh_flags (8, 8),
     // sh_addr (16, 12), sh_offset (24, 16), sh_size (32, 20), sh_link (40,
     // 24), sh_info (44, 28), sh_addralign (48, 32), sh_entsize (56, 36).
-    if (new_section) {
+    if (added) {
       put(shstrndx, 24, 16, names_offset);
       put(shstrndx, 32, 20, names.size());
-      uint64_t i = sections.size();
-      put32(i, 0, static_cast<uint32_t>(name_index));
-      put32(i, 4, SHT_PROGBITS);
-      put(i, 24, 16, section_offset);
-      put(i, 32, 20, data.size());
-      put(i, 48, 32, 4);
-    } else {
-      uint64_t i = target->index;
-      if (target->type == SHT_NOBITS) put32(i, 4, SHT_PROGBITS);
-      put(i, 8, 8, target->flags & ~(SHF_COMPRESSED | (placeholder ? SHF_ALLOC : 0)));  // the new bytes are plain
-      if (placeholder) put(i, 16, 12, 0);  // sh_addr
-      put(i, 24, 16, section_offset);
-      put(i, 32, 20, data.size());
-      if (!in_place) put(i, 48, 32, align);
+    }
+    uint64_t next_index = sections.size();
+    for (const Target& t : targets) {
+      if (!t.old) {
+        const uint64_t i = next_index++;
+        put32(i, 0, static_cast<uint32_t>(t.name_index));
+        put32(i, 4, SHT_PROGBITS);
+        put(i, 24, 16, t.offset);
+        put(i, 32, 20, t.what.data.size());
+        put(i, 48, 32, 4);
+        continue;
+      }
+      const uint64_t i = t.old->index;
+      if (t.old->type == SHT_NOBITS) put32(i, 4, SHT_PROGBITS);
+      // The new bytes are plain.
+      put(i, 8, 8, t.old->flags & ~(SHF_COMPRESSED | (t.placeholder ? SHF_ALLOC : 0)));
+      if (t.placeholder) put(i, 16, 12, 0);  // sh_addr
+      put(i, 24, 16, t.offset);
+      put(i, 32, 20, t.what.data.size());
+      if (!t.in_place) put(i, 48, 32, t.align);
     }
     if (retired) {
       const uint64_t i = retired->index;
@@ -259,9 +302,14 @@ SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes d
   return w;
 }
 
-void write_with_section(const ElfFile& in, std::string_view name, Bytes data, const std::string& out_path,
-                        std::string_view retire) {
-  SectionWrite w = plan_with_section(in, name, data, retire);
+SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data, std::string_view retire) {
+  const NewSection one[] = {{name, data}};
+  return plan_with_sections(in, one, retire);
+}
+
+void write_with_sections(const ElfFile& in, std::span<const NewSection> sections, const std::string& out_path,
+                         std::string_view retire) {
+  SectionWrite w = plan_with_sections(in, sections, retire);
   // I/O errors name out_path themselves. The spans of the input are copied
   // by the kernel: amdgpu.ko's 595 MB through write() from the mapping
   // cost 0.6-1.4 s and as much resident memory.
@@ -269,3 +317,4 @@ void write_with_section(const ElfFile& in, std::string_view name, Bytes data, co
 }
 
 }  // namespace btfc::elf
+

@@ -247,6 +247,63 @@ TEST(WriteSection, RetireStaleSection) {
   EXPECT_EQ(run(three).status, 7);
 }
 
+// Two sections in one write (distilled_base's .BTF and .BTF.base): new,
+// they are the last two sections in the order given, every other section
+// keeps its bytes and its place, as two writes one after the other would
+// leave them; written again, one fits where it is and the other moves.
+TEST(WriteSection, TwoSectionsInOneWrite) {
+  std::string obj = compile_c("wtwo", kLib, "gcc -O2 -g -c");
+  const std::string one = scratch_dir() + "/wtwo1.o", step = scratch_dir() + "/wtwo_step.o",
+                    two_steps = scratch_dir() + "/wtwo_steps.o", again = scratch_dir() + "/wtwo2.o";
+  const elf::NewSection both[] = {{".BTF", bytes_of(btf_large())}, {".BTF.base", bytes_of(btf_small())}};
+  write_with_sections(*elf::ElfFile::open(obj), both, one);
+  write_with_section(*elf::ElfFile::open(obj), ".BTF", bytes_of(btf_large()), step);
+  write_with_section(*elf::ElfFile::open(step), ".BTF.base", bytes_of(btf_small()), two_steps);
+
+  auto before = sections_of(obj), after = sections_of(one), stepped = sections_of(two_steps);
+  ASSERT_TRUE(after.count(".BTF") && after.count(".BTF.base"));
+  const int count = static_cast<int>(before.size()) + 1;  // sections_of skips the null section 0
+  EXPECT_EQ(after.at(".BTF").index, count);
+  EXPECT_EQ(after.at(".BTF.base").index, count + 1);
+  expect_btf(one, btf_large());
+  EXPECT_EQ(test::dump_section(one, ".BTF.base"), btf_small());
+  EXPECT_EQ(after.size(), stepped.size());
+  const std::string fa = read_file(obj), fb = read_file(one);
+  for (const auto& [name, s] : before) {
+    ASSERT_TRUE(after.count(name)) << name << " lost";
+    EXPECT_EQ(after.at(name).index, s.index) << name;
+    if (s.type == "NOBITS") continue;
+    EXPECT_EQ(test::dump_section(one, name), test::dump_section(two_steps, name)) << name;
+    if (name == ".shstrtab") continue;
+    EXPECT_EQ(after.at(name).offset, s.offset) << name << " moved";
+    EXPECT_TRUE(fa.substr(s.offset, s.size) == fb.substr(s.offset, s.size)) << name << " bytes differ";
+  }
+  expect_elflint_clean(one);
+  std::string main_c = scratch_dir() + "/wtwo_main.c";
+  { std::ofstream(main_c) << "int get(void); int main(void) { return get(); }\n"; }
+  EXPECT_EQ(run("gcc " + main_c + " " + one + " -o " + scratch_dir() + "/wtwo_linked && " + scratch_dir() +
+                "/wtwo_linked").status, 3);
+
+  // .BTF now fits where it is (the rest of its old bytes zeros), .BTF.base
+  // grows and moves to the end: past them.
+  const elf::NewSection swapped[] = {{".BTF", bytes_of(btf_small())}, {".BTF.base", bytes_of(btf_large())}};
+  write_with_sections(*elf::ElfFile::open(one), swapped, again);
+  auto rewritten = sections_of(again);
+  EXPECT_EQ(rewritten.size(), after.size());
+  EXPECT_EQ(rewritten.at(".BTF").offset, after.at(".BTF").offset);
+  EXPECT_GE(rewritten.at(".BTF.base").offset, after.at(".BTF").offset + after.at(".BTF").size);
+  EXPECT_EQ(read_file(again).substr(after.at(".BTF").offset + btf_small().size(),
+                                    after.at(".BTF").size - btf_small().size()),
+            std::string(after.at(".BTF").size - btf_small().size(), '\0'));
+  expect_btf(again, btf_small());
+  EXPECT_EQ(test::dump_section(again, ".BTF.base"), btf_large());
+  expect_elflint_clean(again);
+
+  const elf::NewSection twice[] = {{".BTF", bytes_of(btf_small())}, {".BTF", bytes_of(btf_large())}};
+  EXPECT_THROW(write_with_sections(*elf::ElfFile::open(obj), twice, again), Error);
+  EXPECT_EQ(test::dump_section(again, ".BTF.base"), btf_large());
+}
+
 // 32-bit and big-endian files, relocatable and linked.
 TEST(WriteSection, OtherClassesAndByteOrders) {
   struct Case {
