@@ -3,10 +3,12 @@
 // pahole's command line as a kernel build passes it (`pahole -J ...`,
 // `pahole --version`) and refuses, by name, any pahole option it does not
 // implement (exit status 2), so a build never gets different output
-// silently; without -J or --btf_encode_detached (pahole's layout printing)
-// it refuses too, rather than encode into FILE.
+// silently; without -J or --btf_encode_detached it prints layouts, as
+// pahole does (`btfc layout`'s options, layout.cc), never encoding into
+// FILE.
 #include <cstdio>
 #include <filesystem>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -18,10 +20,32 @@
 
 namespace btfc::cli {
 
+int run_pahole_layout(std::span<const std::string_view> args);  // layout.cc
+
 namespace {
+
+// Whether a pahole command line encodes (-J, alone or bundled as the
+// encoder takes it with -V and -j[N], --btf_encode, --btf_encode_detached)
+// or asks what the encoder answers (versions, features); else pahole
+// prints layouts.
+bool for_the_encoder(std::span<const std::string_view> args) {
+  for (std::string_view a : args) {
+    if (a == "--") break;
+    if (a == "--btf_encode" || a.starts_with("--btf_encode_detached") || a == "--version" ||
+        a == "--numeric_version" || a == "--supported_btf_features")
+      return true;
+    if (a.size() < 2 || a[0] != '-' || a[1] == '-') continue;
+    for (char c : a.substr(1)) {
+      if (c == 'J') return true;
+      if (c != 'V') break;  // -j's count, or another option: no -J in this bundle
+    }
+  }
+  return false;
+}
 
 int run(Args args, bool pahole_mode) {
   std::vector<std::string_view> list(args.begin(), args.end());
+  if (pahole_mode && !for_the_encoder(list)) return run_pahole_layout(list);
   convert::EncodeOptions o;
   try {
     convert::parse_encode_args(list, o, pahole_mode);
@@ -137,10 +161,21 @@ int run_pahole(Args args) { return run(args, true); }
 extern const std::string_view kPaholeHelp;
 const std::string_view kPaholeHelp =
     "Usage: pahole [OPTION...] FILE\n"
-    "btfc in pahole mode: pahole 1.31's BTF encoder and its flags. -J or\n"
-    "--btf_encode_detached is needed, as for pahole (without them pahole prints\n"
-    "type layouts: 'btfc layout FILE'); pahole's other options are refused by name.\n\n"
+    "btfc in pahole mode: with -J or --btf_encode_detached, pahole 1.31's BTF\n"
+    "encoder and its flags; without them, type layouts as pahole prints them\n"
+    "(btfc layout), with the layout options below. pahole's other options are\n"
+    "refused by name.\n\n"
     BTFC_ENCODE_FLAGS
+    "Layouts (without -J):\n"
+    "  -C, --class_name=NAMES       only these types (NAME,... or file://PATH)\n"
+    "  -F, --format_path=LIST       dwarf, btf: the first that FILE has and\n"
+    "                               reads (default: DWARF if FILE has it)\n"
+    "  --btf_base=BASE              FILE's BTF, split on BASE\n"
+    "  -E, --expand_types  --sort  --flat_arrays  --show_private_classes\n"
+    "  --suppress_aligned_attribute  --suppress_force_paddings\n"
+    "  --suppress_packed  --cacheline_size=N  --lang=LIST  --lang_exclude=LIST\n"
+    "  -j[N], --jobs[=N]            as pahole\n"
+    "  No FILE: the running kernel's BTF; `pahole NAME`: NAME's layout there.\n"
     "  -?, --help, --usage          this text\n";
 
 }  // namespace btfc::cli

@@ -3,11 +3,15 @@
 // (-F btf: a raw .btf file or an ELF file's .BTF; --base for split BTF).
 // `btfc btfdiff FILE [BTF]`: both sides with btfdiff's options, in one
 // process, and a unified diff; exit 0 when they agree, 1 when they differ.
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 #include <sys/stat.h>
 
 #include "base/parallel.h"
@@ -83,6 +87,16 @@ void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
   }
 }
 
+// What to print: the layouts of `file`, from the first of `formats` it
+// holds (none given: DWARF if it has any, else BTF); `program` names the
+// tool in the "type not found" line.
+struct LayoutRequest {
+  layout::LayoutOptions options;
+  std::vector<std::string> formats;
+  std::string file, base;
+  std::string_view program = "btfc layout";
+};
+
 // `source`: dwarf::dwarf_source() of the file at `path`, if the caller has it.
 std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o, std::string* missing = nullptr,
                        std::unique_ptr<elf::ElfFile> source = nullptr) {
@@ -104,9 +118,80 @@ std::string btf_side(const std::string& path, const std::string& base_path, cons
   return layout::layout_btf(b, o, missing);
 }
 
+// -F LIST: formats in the order to try them.
+void add_formats(std::vector<std::string>& out, const std::string& arg) {
+  size_t p = 0;
+  while (p <= arg.size()) {
+    size_t e = arg.find(',', p);
+    if (e == std::string::npos) e = arg.size();
+    if (e > p) out.push_back(arg.substr(p, e - p));
+    p = e + 1;
+  }
+  if (out.empty()) throw UsageError{"-F needs a format (dwarf or btf)"};
+}
+
+// Does FILE hold `format` ("dwarf": DWARF, in it or in its debug file;
+// "btf": raw BTF, or an ELF file's .BTF)? `elf` is FILE opened as ELF
+// (with dwarf_source() applied), or null when it is not ELF.
+bool has_format(const std::string& format, const elf::ElfFile* elf) {
+  if (format == "dwarf") return elf && dwarf::DwarfFile::present(*elf);
+  return !elf || elf->find_section_exact(".BTF");
+}
+
+int print_layouts(LayoutRequest& r) {
+  std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when it is ELF
+  try {
+    source = dwarf::dwarf_source(elf::ElfFile::open(r.file));
+  } catch (Error&) {
+    source = nullptr;  // not ELF: raw BTF (or a file the chosen side reports on)
+  }
+  // Without -F, DWARF when FILE has it. (A stripped file has DWARF when its
+  // debug file is found.) An ELF file with neither DWARF nor .BTF gets the
+  // DWARF side's message, which names where its debug file was looked for.
+  std::vector<std::string> formats = r.formats;
+  if (formats.empty())
+    formats = {source && (dwarf::DwarfFile::present(*source) || !source->find_section_exact(".BTF")) ? "dwarf" : "btf"};
+  // pahole's -F list: each format FILE has, in turn, until one reads (a
+  // module's .BTF without its base does not: then its DWARF); when none
+  // does, the first one's error.
+  std::vector<std::string> tried;
+  for (const std::string& f : formats) {
+    if (f == "ctf") continue;  // pahole's third format: none here
+    if (f != "dwarf" && f != "btf") throw UsageError{"unknown format '" + f + "' (dwarf or btf)"};
+    tried.push_back(f);
+  }
+  if (tried.empty()) throw UsageError{"CTF is not supported (dwarf or btf)"};
+  std::optional<Error> first_error;
+  std::string text, missing;
+  bool read = false;
+  for (size_t i = 0; i < tried.size() && !read; ++i) {
+    const std::string& f = tried[i];
+    if (tried.size() > 1 && !has_format(f, source.get())) continue;
+    try {
+      text = f == "dwarf" ? dwarf_side(r.file, r.options, &missing, std::move(source))
+                          : btf_side(r.file, r.base, r.options, &missing);
+      read = true;
+    } catch (const Error& e) {
+      if (!first_error) first_error = e;
+    }
+  }
+  if (!read) {
+    if (first_error) throw *first_error;
+    // Listed formats, none of them in FILE: the first one's own message.
+    text = tried[0] == "dwarf" ? dwarf_side(r.file, r.options, &missing) : btf_side(r.file, r.base, r.options, &missing);
+  }
+  if (!write_out(text)) return 1;
+  // Like pahole: the first -C name that was not found, and still exit 0.
+  if (!missing.empty())
+    std::fprintf(stderr, "%.*s: type '%s' not found\n", static_cast<int>(r.program.size()), r.program.data(),
+                 missing.c_str());
+  return 0;
+}
+
 int run_layout(Args args) {
-  layout::LayoutOptions o;
-  std::string format, file, base;
+  LayoutRequest r;
+  layout::LayoutOptions& o = r.options;
+  std::string& file = r.file;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     auto value = [&](std::string_view opt) -> std::string {
@@ -128,8 +213,8 @@ int run_layout(Args args) {
     else if (a == "--show_private_classes") o.show_private_classes = true;
     else if (a == "-E" || a == "--expand_types") o.expand_types = true;
     else if (take_jobs(a)) continue;
-    else if (is("-F") || is("--format_path")) format = value(a.rfind("--", 0) == 0 ? "--format_path" : "-F");
-    else if (is("--base") || is("--btf_base") || a == "-B") base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
+    else if (is("-F") || is("--format_path")) add_formats(r.formats, value(a.rfind("--", 0) == 0 ? "--format_path" : "-F"));
+    else if (is("--base") || is("--btf_base") || a == "-B") r.base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
     else if (is("-C") || is("--class_name")) add_names(o.class_names, value(a.rfind("--", 0) == 0 ? "--class_name" : "-C"));
     else if (is("--lang_exclude")) add_langs(o.lang_exclude, value("--lang_exclude"));
     else if (is("--lang")) add_langs(o.lang_include, value("--lang"));
@@ -139,30 +224,7 @@ int run_layout(Args args) {
     else throw UsageError{"more than one FILE"};
   }
   if (file.empty()) throw UsageError{"missing FILE"};
-  std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when the default format opened it
-  if (format.empty()) {
-    try {
-      source = elf::ElfFile::open(file);
-    } catch (Error&) {
-      source = nullptr;  // not ELF: raw BTF
-    }
-    if (source) source = dwarf::dwarf_source(std::move(source));
-    // (A stripped file has DWARF when its debug file is found.) An ELF
-    // file with neither DWARF nor .BTF gets the DWARF side's message,
-    // which names where its debug file was looked for.
-    format = source && (dwarf::DwarfFile::present(*source) || !source->find_section_exact(".BTF")) ? "dwarf" : "btf";
-  }
-  std::string text, missing;
-  if (format.rfind("dwarf", 0) == 0)
-    text = dwarf_side(file, o, &missing, std::move(source));
-  else if (format.rfind("btf", 0) == 0)
-    text = btf_side(file, base, o, &missing);
-  else
-    throw UsageError{"unknown format '" + format + "' (dwarf or btf)"};
-  if (!write_out(text)) return 1;
-  // Like pahole: the first -C name that was not found, and still exit 0.
-  if (!missing.empty()) std::fprintf(stderr, "btfc layout: type '%s' not found\n", missing.c_str());
-  return 0;
+  return print_layouts(r);
 }
 
 int run_btfdiff(Args args) {
@@ -210,7 +272,8 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "print struct layouts as pahole does", run_layout,
                             "Prints the structs, unions, enums and typedefs of FILE in pahole's text\n"
                             "format, from its DWARF (the default when FILE has DWARF) or from BTF.\n\n"
-                            "  -F, --format_path dwarf|btf   where the types come from\n"
+                            "  -F, --format_path dwarf|btf   where the types come from (a list, dwarf,btf:\n"
+                            "                                the first that FILE has and reads)\n"
                             "  -B, --base, --btf_base BASE   FILE's BTF is split BTF on BASE\n"
                             "  -C, --class_name NAMES        only these types (a comma-separated list,\n"
                             "                                or a file of names as file://PATH)\n"
@@ -233,4 +296,95 @@ RegisterCommand reg_btfdiff{{"btfdiff", "btfdiff [--base BASE] FILE [BTF]",
                              "  -j[N], --jobs[=N]         N threads reading DWARF\n"}};
 
 }  // namespace
+
+// Pahole mode without -J or --btf_encode_detached: pahole prints layouts,
+// and so does btfc, with pahole's spellings of the options `btfc layout`
+// has (argp's: -C/-F values attached or next, short flags bundled, -j's
+// count attached only). Another pahole option is refused by name, never
+// ignored. No FILE: the running kernel's BTF, as pahole; and a lone
+// argument that is no file is a type name there (`pahole task_struct`).
+int run_pahole_layout(std::span<const std::string_view> args) {
+  constexpr unsigned kMaxJobs = 4096;
+  constexpr char kRunningKernel[] = "/sys/kernel/btf/vmlinux";
+  LayoutRequest r;
+  r.program = "pahole (btfc)";
+  layout::LayoutOptions& o = r.options;
+  auto refuse = [](std::string_view option) {
+    throw UsageError{"pahole option " + std::string(option) +
+                     " is not supported by btfc when printing layouts (without -J)"};
+  };
+  std::vector<std::string> files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string a(args[i]);
+    if (a == "--") {
+      files.insert(files.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (a.size() < 2 || a[0] != '-') {
+      files.push_back(a);
+      continue;
+    }
+    // The rest of a short bundle, or the next argument.
+    auto next = [&](std::string_view option) -> std::string {
+      if (i + 1 >= args.size()) throw UsageError{std::string(option) + " needs a value"};
+      return std::string(args[++i]);
+    };
+    if (a[1] != '-') {
+      for (size_t k = 1; k < a.size(); ++k) {
+        const char c = a[k];
+        const std::string option = std::string("-") + c;
+        if (c == 'E') {
+          o.expand_types = true;
+          continue;
+        }
+        if (c == 'j') {
+          set_jobs(k + 1 < a.size() ? parse_number("-j", a.substr(k + 1), kMaxJobs) : 0);
+        } else if (c == 'C' || c == 'F') {
+          const std::string v = k + 1 < a.size() ? a.substr(k + 1) : next(option);
+          if (c == 'C') add_names(o.class_names, v);
+          else add_formats(r.formats, v);
+        } else {
+          refuse(option);
+        }
+        break;
+      }
+      continue;
+    }
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    auto value = [&]() -> std::string { return eq != std::string::npos ? a.substr(eq + 1) : next(name); };
+    // A switch: true once set, an error with a value.
+    auto flag = [&]() {
+      if (eq != std::string::npos) throw UsageError{name + " takes no value"};
+      return true;
+    };
+    if (name == "--sort") o.sort = flag();
+    else if (name == "--flat_arrays") o.flat_arrays = flag();
+    else if (name == "--suppress_aligned_attribute") o.suppress_aligned_attribute = flag();
+    else if (name == "--suppress_force_paddings") o.suppress_force_paddings = flag();
+    else if (name == "--suppress_packed") o.suppress_packed = flag();
+    else if (name == "--show_private_classes") o.show_private_classes = flag();
+    else if (name == "--expand_types") o.expand_types = flag();
+    else if (name == "--jobs") set_jobs(eq == std::string::npos ? 0 : parse_number("--jobs", a.substr(eq + 1), kMaxJobs));
+    else if (name == "--class_name") add_names(o.class_names, value());
+    else if (name == "--format_path") add_formats(r.formats, value());
+    else if (name == "--btf_base") r.base = value();
+    else if (name == "--lang") add_langs(o.lang_include, value());
+    else if (name == "--lang_exclude") add_langs(o.lang_exclude, value());
+    else if (name == "--cacheline_size") o.cacheline_size = parse_number("--cacheline_size", value(), 1u << 16);
+    else refuse(name);
+  }
+  if (files.size() > 1) throw UsageError{"btfc prints the layouts of one FILE at a time"};
+  struct stat st;
+  if (files.size() == 1 && o.class_names.empty() && ::stat(files[0].c_str(), &st) != 0) {
+    o.class_names.push_back(files[0]);  // `pahole NAME`: a type of the running kernel
+    files.clear();
+  }
+  r.file = files.empty() ? kRunningKernel : files[0];
+  // pahole reads BTF there, and wherever --btf_base is given (whatever -F
+  // says).
+  if ((r.formats.empty() && files.empty()) || !r.base.empty()) r.formats = {"btf"};
+  return print_layouts(r);
+}
+
 }  // namespace btfc::cli

@@ -299,9 +299,9 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
     }
   }
   if (o.action == Action::Encode && o.input.empty()) throw OptionError("missing FILE");
-  // pahole without them prints FILE's type layouts, which pahole mode does
-  // not do: encoding (in place, into FILE) instead would change a file the
-  // user only meant to look at.
+  // pahole without them prints FILE's type layouts (cli/layout.cc takes
+  // such command lines before they come here): encoding (in place, into
+  // FILE) instead would change a file the user only meant to look at.
   if (pahole_mode && o.action == Action::Encode && !encode_asked)
     throw OptionError("pahole without -J or --btf_encode_detached prints type layouts, which btfc does as "
                       "'btfc layout FILE' (only BTF encoding is supported here); nothing was written");

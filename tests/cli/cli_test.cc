@@ -134,7 +134,12 @@ TEST(Cli, EncodeHelpNamesOnlyOptionsItTakes) {
       else if (o == "--btf_features" || o == "--btf_features_strict") arg += "=default";
       else if (o == "--btf_encode_detached" || o == "--btf_base" || o == "--kabi_prefix") arg += "=" + dir + "/x";
       else if (o == "--output-dir") arg += "=" + dir + "/out";
+      else if (o == "--class_name") arg += "=T";
+      else if (o == "--format_path") arg += "=dwarf";
+      else if (o == "--cacheline_size") arg += "=64";
       RunResult r = run(self + arg + " " + dir + "/missing.o");
+      // pahole mode: a layout option is taken without -J.
+      if (pahole_mode && r.status == 2) r = run(pahole_mode_binary() + " " + arg + " " + dir + "/missing.o");
       EXPECT_NE(r.status, 2) << self << arg << ": " << r.err;
       EXPECT_EQ(r.err.find("unknown option"), std::string::npos) << arg << ": " << r.err;
     }

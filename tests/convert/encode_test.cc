@@ -693,28 +693,47 @@ TEST(Encode, PaholeMode) {
                                 "--btf_encode_detached=" + out + " " + obj);
   ASSERT_EQ(e.status, 0) << e.err;
   EXPECT_NE(dump(out).find("STRUCT 'T'"), std::string::npos);
-  // A pahole option btfc does not implement is an error, not ignored.
-  test::RunResult u = test::run(pahole + " --sort " + obj);
-  EXPECT_EQ(u.status, 2);
-  EXPECT_NE(u.err.find("pahole option --sort is not supported by btfc"), std::string::npos) << u.err;
-  test::RunResult c = test::run(pahole + " -C T " + obj);
-  EXPECT_EQ(c.status, 2);
+  // A pahole option btfc does not implement is an error, not ignored,
+  // with -J and without.
+  for (const std::string& j : {"-J ", ""}) {
+    test::RunResult u = test::run(pahole + " " + j + "--hex " + obj);
+    EXPECT_EQ(u.status, 2) << j;
+    EXPECT_NE(u.err.find("pahole option --hex is not supported by btfc"), std::string::npos) << u.err;
+  }
   // Without -J or --btf_encode_detached pahole prints layouts and leaves
-  // FILE alone (Debian's, the oracle); pahole mode refuses, and FILE stays
-  // as it was too, rather than get a .BTF section it was not asked for.
+  // FILE alone (Debian's, the oracle): pahole mode prints the same text,
+  // with pahole's spellings of the layout options, and leaves FILE as it
+  // was too, rather than give it a .BTF section it was not asked for.
   ASSERT_TRUE(test::tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
   const std::string before = test::read_file(obj);
-  test::RunResult real = test::run("/usr/bin/pahole " + obj);
-  ASSERT_EQ(real.status, 0) << real.err;
-  EXPECT_NE(real.out.find("struct T {"), std::string::npos) << real.out;
-  EXPECT_EQ(test::read_file(obj), before) << "Debian's pahole changed " << obj;
-  for (const std::string& args : {obj, "-j --btf_gen_floats " + obj, "--btf_base=" + out + " " + obj}) {
-    test::RunResult n = test::run(pahole + " " + args);
-    EXPECT_EQ(n.status, 2) << args;
-    EXPECT_NE(n.err.find("pahole without -J or --btf_encode_detached prints type layouts"), std::string::npos)
-        << n.err;
+  for (const std::string& args : {obj, "-C T " + obj, "--sort -EC S,Bits " + obj, "--class_name=Bits,S -j " + obj,
+                                  "-F dwarf --flat_arrays --suppress_packed -CS " + obj, "-F btf,dwarf -C Bits " + obj}) {
+    test::RunResult real = test::run("/usr/bin/pahole " + args);
+    ASSERT_EQ(real.status, 0) << args << ": " << real.err;
+    ASSERT_NE(real.out.find(" {"), std::string::npos) << args << ": " << real.out;
+    test::RunResult ours = test::run(pahole + " " + args);
+    EXPECT_EQ(ours.status, 0) << args << ": " << ours.err;
+    EXPECT_EQ(ours.out, real.out) << args;
   }
+  // --btf_base reads FILE's BTF (split on it), whatever -F says: this
+  // object has none.
+  test::RunResult split = test::run(pahole + " --btf_base=" + out + " -F dwarf " + obj);
+  EXPECT_EQ(split.status, 1) << split.err;
+  EXPECT_NE(split.err.find("no .BTF section"), std::string::npos) << split.err;
+  EXPECT_NE(test::run("/usr/bin/pahole --btf_base=" + out + " -F dwarf " + obj).status, 0);
   EXPECT_EQ(test::read_file(obj), before) << "pahole mode changed " << obj;
+  // A name that is no file is a type of the running kernel, as for pahole;
+  // a name it lacks is said on stderr (exit 0, as pahole).
+  if (std::filesystem::exists("/sys/kernel/btf/vmlinux")) {
+    test::RunResult k = test::run(pahole + " list_head");
+    EXPECT_EQ(k.status, 0) << k.err;
+    EXPECT_EQ(k.out.rfind("struct list_head {\n", 0), 0u) << k.out;
+    test::RunResult n = test::run(pahole + " no_such_type_here");
+    EXPECT_EQ(n.status, 0) << n.err;
+    EXPECT_EQ(n.err, "pahole (btfc): type 'no_such_type_here' not found\n");
+  } else {
+    ADD_FAILURE() << "this kernel has no /sys/kernel/btf/vmlinux: `pahole NAME` is not checked";
+  }
   // One FILE, never a folder (btfc encode's batch mode).
   const std::string folder = std::filesystem::path(obj).parent_path().string();
   test::RunResult d = test::run(pahole + " -J " + folder);
@@ -727,6 +746,17 @@ TEST(Encode, PaholeMode) {
   EXPECT_NE(dump(out).find("STRUCT 'T'"), std::string::npos);
   ASSERT_EQ(test::run(pahole + " -Jj " + obj).status, 0);
   EXPECT_NE(dump(obj).find("STRUCT 'T'"), std::string::npos);
+  // dwarves' btfdiff script, with pahole mode as its pahole: its BTF side
+  // reads as Debian's pahole reads it, and DWARF and BTF agree.
+  ASSERT_TRUE(test::tool_exists("btfdiff")) << "btfdiff (dwarves) is a test dependency";
+  const std::string btf_side = " -F btf --sort --suppress_aligned_attribute --suppress_packed " + obj;
+  test::RunResult ours = test::run(pahole + btf_side), real = test::run("/usr/bin/pahole" + btf_side);
+  EXPECT_EQ(ours.status, 0) << ours.err;
+  EXPECT_NE(ours.out.find("struct S {"), std::string::npos) << ours.out;
+  EXPECT_EQ(ours.out, real.out);
+  test::RunResult diff = test::run("PAHOLE=" + pahole + " btfdiff " + obj);
+  EXPECT_EQ(diff.status, 0) << diff.err;
+  EXPECT_EQ(diff.out + diff.err, "");
 }
 
 TEST(Encode, LanguageExclusion) {
