@@ -3,6 +3,7 @@
 // (-F btf: a raw .btf file or an ELF file's .BTF; --base for split BTF).
 // `btfc btfdiff FILE [BTF]`: both sides with btfdiff's options, in one
 // process, and a unified diff; exit 0 when they agree, 1 when they differ.
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,15 @@ bool write_out(const std::string& s) {
   return true;
 }
 
+// The non-empty items of a comma-separated list, appended to `out`.
+void split_list(const std::string& arg, std::vector<std::string>& out) {
+  for (size_t p = 0; p <= arg.size();) {
+    size_t e = std::min(arg.find(',', p), arg.size());
+    if (e > p) out.push_back(arg.substr(p, e - p));
+    p = e + 1;
+  }
+}
+
 // -C NAMES: a comma-separated list, or one name per line of a file given
 // as pahole spells it (file://PATH) or, as a convenience, as a plain PATH
 // that exists.
@@ -63,27 +73,16 @@ void add_names(std::vector<std::string>& names, const std::string& arg) {
     }
     return;
   }
-  size_t p = 0;
-  while (p <= arg.size()) {
-    size_t e = arg.find(',', p);
-    if (e == std::string::npos) e = arg.size();
-    if (e > p) names.push_back(arg.substr(p, e - p));
-    p = e + 1;
-  }
+  split_list(arg, names);
 }
 
 void add_langs(std::vector<uint16_t>& out, const std::string& arg) {
-  size_t p = 0;
-  while (p <= arg.size()) {
-    size_t e = arg.find(',', p);
-    if (e == std::string::npos) e = arg.size();
-    std::string name = arg.substr(p, e - p);
-    if (!name.empty()) {
-      int id = dwarf::language_code(name);
-      if (id < 0) throw UsageError{"unknown language '" + name + "'"};
-      out.push_back(static_cast<uint16_t>(id));
-    }
-    p = e + 1;
+  std::vector<std::string> names;
+  split_list(arg, names);
+  for (const std::string& name : names) {
+    int id = dwarf::language_code(name);
+    if (id < 0) throw UsageError{"unknown language '" + name + "'"};
+    out.push_back(static_cast<uint16_t>(id));
   }
 }
 
@@ -120,13 +119,7 @@ std::string btf_side(const std::string& path, const std::string& base_path, cons
 
 // -F LIST: formats in the order to try them.
 void add_formats(std::vector<std::string>& out, const std::string& arg) {
-  size_t p = 0;
-  while (p <= arg.size()) {
-    size_t e = arg.find(',', p);
-    if (e == std::string::npos) e = arg.size();
-    if (e > p) out.push_back(arg.substr(p, e - p));
-    p = e + 1;
-  }
+  split_list(arg, out);
   if (out.empty()) throw UsageError{"-F needs a format (dwarf or btf)"};
 }
 
