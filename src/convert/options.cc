@@ -220,7 +220,7 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
         } else {
           std::string opt = std::string("-") + c;
           if (pahole_mode)
-            throw OptionError("pahole option " + opt + " is not supported by btfc (only BTF encoding is)");
+            throw OptionError("pahole option " + opt + " is not supported by btfc when encoding (-J)");
           throw OptionError("unknown option '" + opt + "'");
         }
       }
@@ -294,7 +294,7 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
       bool pahole_option = false;
       for (std::string_view p : kPaholeOnly) pahole_option |= (p == name);
       if (pahole_option)
-        throw OptionError("pahole option " + std::string(name) + " is not supported by btfc (only BTF encoding is)");
+        throw OptionError("pahole option " + std::string(name) + " is not supported by btfc when encoding (-J)");
       throw OptionError("unknown option '" + std::string(name) + "'");
     }
   }
@@ -303,8 +303,8 @@ void parse_encode_args(const std::vector<std::string_view>& args, EncodeOptions&
   // such command lines before they come here): encoding (in place, into
   // FILE) instead would change a file the user only meant to look at.
   if (pahole_mode && o.action == Action::Encode && !encode_asked)
-    throw OptionError("pahole without -J or --btf_encode_detached prints type layouts, which btfc does as "
-                      "'btfc layout FILE' (only BTF encoding is supported here); nothing was written");
+    throw OptionError("pahole without -J or --btf_encode_detached prints type layouts, not BTF; nothing was "
+                      "written");
   if (o.inputs.size() > 1 && !o.detached_path.empty())
     throw OptionError("--btf_encode_detached names one output: use --output-dir with several FILEs");
   // A folder is batch mode too, which without --output-dir writes into

@@ -117,13 +117,13 @@ TEST(Options, Mistakes) {
     parse({"--sort", "vmlinux"}, true);
     FAIL();
   } catch (const OptionError& e) {
-    EXPECT_STREQ(e.what(), "pahole option --sort is not supported by btfc (only BTF encoding is)");
+    EXPECT_STREQ(e.what(), "pahole option --sort is not supported by btfc when encoding (-J)");
   }
   try {
     parse({"-C", "task_struct", "vmlinux"}, true);
     FAIL();
   } catch (const OptionError& e) {
-    EXPECT_STREQ(e.what(), "pahole option -C is not supported by btfc (only BTF encoding is)");
+    EXPECT_STREQ(e.what(), "pahole option -C is not supported by btfc when encoding (-J)");
   }
 }
 
