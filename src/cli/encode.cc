@@ -171,7 +171,7 @@ const std::string_view kPaholeHelp =
     "  -F, --format_path=LIST       dwarf, btf: the first that FILE has and\n"
     "                               reads (default: DWARF if FILE has it)\n"
     "  --btf_base=BASE              FILE's BTF, split on BASE\n"
-    "  -E, --expand_types  --sort  --flat_arrays  --show_private_classes\n"
+    "  -E, --expand_types  --hex  --sort  --flat_arrays  --show_private_classes\n"
     "  --suppress_aligned_attribute  --suppress_force_paddings\n"
     "  --suppress_packed  --cacheline_size=N  --lang=LIST  --lang_exclude=LIST\n"
     "  -j[N], --jobs[=N]            as pahole\n"

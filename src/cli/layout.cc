@@ -205,6 +205,7 @@ int run_layout(Args args) {
     else if (a == "--suppress_packed") o.suppress_packed = true;
     else if (a == "--show_private_classes") o.show_private_classes = true;
     else if (a == "-E" || a == "--expand_types") o.expand_types = true;
+    else if (a == "--hex") o.hex = true;
     else if (take_jobs(a)) continue;
     else if (is("-F") || is("--format_path")) add_formats(r.formats, value(a.rfind("--", 0) == 0 ? "--format_path" : "-F"));
     else if (is("--base") || is("--btf_base") || a == "-B") r.base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
@@ -272,6 +273,7 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "                                or a file of names as file://PATH)\n"
                             "  --sort                        sorted by name\n"
                             "  -E, --expand_types            expand the types of members, as pahole -E\n"
+                            "  --hex                         offsets, sizes and enumerator values in hex\n"
                             "  --flat_arrays, --suppress_aligned_attribute, --suppress_force_paddings,\n"
                             "  --suppress_packed, --show_private_classes\n"
                             "                                as pahole\n"
@@ -358,6 +360,7 @@ int run_pahole_layout(std::span<const std::string_view> args) {
     else if (name == "--suppress_packed") o.suppress_packed = flag();
     else if (name == "--show_private_classes") o.show_private_classes = flag();
     else if (name == "--expand_types") o.expand_types = flag();
+    else if (name == "--hex") o.hex = flag();
     else if (name == "--jobs") set_jobs(eq == std::string::npos ? 0 : parse_number("--jobs", a.substr(eq + 1), kMaxJobs));
     else if (name == "--class_name") add_names(o.class_names, value());
     else if (name == "--format_path") add_formats(r.formats, value());

@@ -41,18 +41,27 @@ void num(std::string& o, uint64_t v, int w) {
   right(o, std::string_view(buf, static_cast<size_t>(n)), w);
 }
 
-// pahole's "/* offset[:bit_offset] size */" after a member.
-void offset_comment(std::string& o, uint32_t offset, const Member& member, int size) {
+// printf("%#*x", w, v): in hex, "0x" before any value but 0 (--hex).
+void hex_num(std::string& o, uint64_t v, int w) {
+  char buf[32];
+  int n = std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+  right(o, std::string_view(buf, static_cast<size_t>(n)), w);
+}
+
+// pahole's "/* offset[:bit_offset] size */" after a member; in hex with
+// --hex (its widths then count the "0x").
+void offset_comment(std::string& o, uint32_t offset, const Member& member, int size, bool hex) {
+  auto number = hex ? hex_num : num;
   int size_spacing = 5;
   o += "/* ";
-  num(o, offset, 5);
+  number(o, offset, 5);
   if (member.bitfield_size != 0) {
     o += ':';
-    num(o, static_cast<uint32_t>(member.bitfield_offset), 2);
+    number(o, static_cast<uint32_t>(member.bitfield_offset), 2);
     size_spacing -= 3;
   }
   o += ' ';
-  num(o, static_cast<uint32_t>(size), size_spacing);
+  number(o, static_cast<uint32_t>(size), size_spacing);
   o += " */";
 }
 
@@ -654,7 +663,9 @@ size_t Printer::enum_fprintf(uint32_t type, const Conf& conf, std::string& o) {
     o += '\t';
     left(o, e.name, maxlen);
     o += " = ";
-    if (ty.is_signed)
+    if (options_.hex)
+      hex_num(o, e.value, 0);
+    else if (ty.is_signed)
       snum(o, static_cast<int64_t>(e.value));
     else
       num(o, e.value, 0);
@@ -716,13 +727,13 @@ size_t Printer::member_fprintf(uint32_t mi, bool union_member, uint32_t type, Co
       if (ty.kind == TKind::Struct && info_[type].is_packed && !options_.suppress_packed)
         slen += static_cast<int>(sizeof("__attribute__((__packed__))"));
       right(o, " ", sconf.type_spacing + sconf.name_spacing - slen - 3);
-      offset_comment(o, offset, member, size);
+      offset_comment(o, offset, member, size, options_.hex);
     }
   } else {
     int spacing = sconf.type_spacing + sconf.name_spacing - printed;
     if (!sconf.suppress_offset_comment) {
       right(o, " ", spacing > 0 ? spacing : 0);
-      offset_comment(o, offset, member, size);
+      offset_comment(o, offset, member, size, options_.hex);
     }
   }
   return o.size() - start + printed_cacheline;

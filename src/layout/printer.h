@@ -26,6 +26,7 @@ struct PrintOptions {
   bool suppress_force_paddings = false;
   bool suppress_packed = false;
   bool expand_types = false;
+  bool hex = false;  // --hex: member offsets and sizes, enumerator values
 };
 
 class Printer {

@@ -696,9 +696,9 @@ TEST(Encode, PaholeMode) {
   // A pahole option btfc does not implement is an error, not ignored,
   // with -J and without.
   for (const std::string& j : {"-J ", ""}) {
-    test::RunResult u = test::run(pahole + " " + j + "--hex " + obj);
+    test::RunResult u = test::run(pahole + " " + j + "--reorganize " + obj);
     EXPECT_EQ(u.status, 2) << j;
-    EXPECT_NE(u.err.find("pahole option --hex is not supported by btfc"), std::string::npos) << u.err;
+    EXPECT_NE(u.err.find("pahole option --reorganize is not supported by btfc"), std::string::npos) << u.err;
   }
   // Without -J or --btf_encode_detached pahole prints layouts and leaves
   // FILE alone (Debian's, the oracle): pahole mode prints the same text,
@@ -707,7 +707,8 @@ TEST(Encode, PaholeMode) {
   ASSERT_TRUE(test::tool_exists("pahole")) << "pahole (dwarves) is a test dependency";
   const std::string before = test::read_file(obj);
   for (const std::string& args : {obj, "-C T " + obj, "--sort -EC S,Bits " + obj, "--class_name=Bits,S -j " + obj,
-                                  "-F dwarf --flat_arrays --suppress_packed -CS " + obj, "-F btf,dwarf -C Bits " + obj}) {
+                                  "-F dwarf --flat_arrays --suppress_packed -CS " + obj, "-F btf,dwarf -C Bits " + obj,
+                                  "--hex -C Bits,E " + obj}) {
     test::RunResult real = test::run("/usr/bin/pahole " + args);
     ASSERT_EQ(real.status, 0) << args << ": " << real.err;
     ASSERT_NE(real.out.find(" {"), std::string::npos) << args << ": " << real.out;

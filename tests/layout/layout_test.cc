@@ -127,6 +127,12 @@ TEST_F(LayoutFixture, CachelineSizeMatchesPahole) { expect_same("--cacheline_siz
 TEST_F(LayoutFixture, ClassNamesMatchPahole) { expect_same("-C holes,big,fp", *object_); }
 TEST_F(LayoutFixture, FlatArraysMatchPahole) { expect_same("--flat_arrays", *object_); }
 TEST_F(LayoutFixture, ExpandTypesMatchesPahole) { expect_same("-E", *object_, true); }
+// Offsets, sizes, bit offsets and enumerator values in hex ("0x" but for 0).
+TEST_F(LayoutFixture, HexMatchesPahole) {
+  expect_same("--hex", *object_);
+  expect_same("--hex -E", *object_, true);
+  expect_same("--hex -F btf", *btf_);
+}
 TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
 TEST_F(LayoutFixture, SortedBtfMatchesPahole) { expect_same("-F btf --sort", *btf_); }
 TEST_F(LayoutFixture, BtfdiffBtfSideMatchesPahole) {
