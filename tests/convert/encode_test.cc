@@ -695,7 +695,7 @@ TEST(Encode, PaholeMode) {
   EXPECT_NE(dump(out).find("STRUCT 'T'"), std::string::npos);
   // A pahole option btfc does not implement is an error, not ignored,
   // with -J and without.
-  for (const std::string& j : {"-J ", ""}) {
+  for (const char* j : {"-J ", ""}) {
     test::RunResult u = test::run(pahole + " " + j + "--reorganize " + obj);
     EXPECT_EQ(u.status, 2) << j;
     EXPECT_NE(u.err.find("pahole option --reorganize is not supported by btfc"), std::string::npos) << u.err;
