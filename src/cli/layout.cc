@@ -132,6 +132,9 @@ bool has_format(const std::string& format, const elf::ElfFile* elf) {
 }
 
 int print_layouts(LayoutRequest& r) {
+  // pahole's --sort path ignores -s's order and name merging (1.24 lists
+  // every unit's structs, unsorted): no output to match.
+  if (r.options.sizes && r.options.sort) throw UsageError{"-s (--sizes) with --sort is not supported"};
   std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when it is ELF
   try {
     source = dwarf::dwarf_source(elf::ElfFile::open(r.file));
@@ -206,6 +209,7 @@ int run_layout(Args args) {
     else if (a == "--show_private_classes") o.show_private_classes = true;
     else if (a == "-E" || a == "--expand_types") o.expand_types = true;
     else if (a == "--hex") o.hex = true;
+    else if (a == "-s" || a == "--sizes") o.sizes = true;
     else if (take_jobs(a)) continue;
     else if (is("-F") || is("--format_path")) add_formats(r.formats, value(a.rfind("--", 0) == 0 ? "--format_path" : "-F"));
     else if (is("--base") || is("--btf_base") || a == "-B") r.base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
@@ -274,6 +278,7 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  --sort                        sorted by name\n"
                             "  -E, --expand_types            expand the types of members, as pahole -E\n"
                             "  --hex                         offsets, sizes and enumerator values in hex\n"
+                            "  -s, --sizes                   NAME, size and number of holes per struct\n"
                             "  --flat_arrays, --suppress_aligned_attribute, --suppress_force_paddings,\n"
                             "  --suppress_packed, --show_private_classes\n"
                             "                                as pahole\n"
@@ -328,8 +333,8 @@ int run_pahole_layout(std::span<const std::string_view> args) {
       for (size_t k = 1; k < a.size(); ++k) {
         const char c = a[k];
         const std::string option = std::string("-") + c;
-        if (c == 'E') {
-          o.expand_types = true;
+        if (c == 'E' || c == 's') {
+          (c == 'E' ? o.expand_types : o.sizes) = true;
           continue;
         }
         if (c == 'j') {
@@ -361,6 +366,7 @@ int run_pahole_layout(std::span<const std::string_view> args) {
     else if (name == "--show_private_classes") o.show_private_classes = flag();
     else if (name == "--expand_types") o.expand_types = flag();
     else if (name == "--hex") o.hex = flag();
+    else if (name == "--sizes") o.sizes = flag();
     else if (name == "--jobs") set_jobs(eq == std::string::npos ? 0 : parse_number("--jobs", a.substr(eq + 1), kMaxJobs));
     else if (name == "--class_name") add_names(o.class_names, value());
     else if (name == "--format_path") add_formats(r.formats, value());

@@ -161,6 +161,15 @@ struct Printed {
   Candidate key;  // for --sort
 };
 
+// What the listing shows of one struct or union: its layout, or with -s
+// (pahole's size_formatter) its name, size and number of byte holes.
+void print_entry(Printer& p, const Table& t, const LayoutOptions& o, uint32_t index, std::string& text) {
+  if (!o.sizes) return p.print_class(index, text);
+  const Type& ty = t.t(index);
+  text.append(ty.name);
+  text += '\t' + std::to_string(static_cast<uint32_t>(ty.size)) + '\t' + std::to_string(p.holes(index).nr_holes) + '\n';
+}
+
 void finish(std::vector<Printed>& printed, const LayoutOptions& o, bool need_resort, std::string& out) {
   if (o.sort) {
     std::stable_sort(printed.begin(), printed.end(), [&](const Printed& a, const Printed& b) {
@@ -333,7 +342,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
       if (!any) return;
       Printer p(*tables[j], o);
       for (Candidate& c : cands[j])
-        if (c.winner) p.print_class(c.index, c.text);
+        if (c.winner) print_entry(p, *tables[j], o, c.index, c.text);
     });
     for (size_t j = 0; j < n; ++j)
       for (Candidate& c : cands[j])
@@ -404,7 +413,7 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
   for (Candidate& c : cands) {
     if (!c.winner) continue;
     Printed pr;
-    if (c.text.empty()) p.print_class(c.index, pr.text);
+    if (c.text.empty() || o.sizes) print_entry(p, t, o, c.index, pr.text);
     else pr.text = std::move(c.text);
     pr.key = std::move(c);
     printed.push_back(std::move(pr));

@@ -30,6 +30,7 @@ namespace btfc::layout {
 
 struct LayoutOptions : PrintOptions {
   bool sort = false;
+  bool sizes = false;  // -s: "NAME\tSIZE\tHOLES" per struct or union instead of its layout
   bool show_private_classes = false;
   std::vector<std::string> class_names;  // -C: only these types (structs, unions, enums, typedefs)
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages (dwarf::language_code)

@@ -127,6 +127,12 @@ TEST_F(LayoutFixture, CachelineSizeMatchesPahole) { expect_same("--cacheline_siz
 TEST_F(LayoutFixture, ClassNamesMatchPahole) { expect_same("-C holes,big,fp", *object_); }
 TEST_F(LayoutFixture, FlatArraysMatchPahole) { expect_same("--flat_arrays", *object_); }
 TEST_F(LayoutFixture, ExpandTypesMatchesPahole) { expect_same("-E", *object_, true); }
+// -s: "NAME\tSIZE\tHOLES" for each struct and union pahole lists.
+TEST_F(LayoutFixture, SizesMatchPahole) {
+  expect_same("-s", *object_);
+  expect_same("--sizes -F btf", *btf_);
+  EXPECT_EQ(run_btfc("layout -s --sort " + *object_).status, 2);
+}
 // Offsets, sizes, bit offsets and enumerator values in hex ("0x" but for 0).
 TEST_F(LayoutFixture, HexMatchesPahole) {
   expect_same("--hex", *object_);
