@@ -166,8 +166,9 @@ struct Printed {
 void print_entry(Printer& p, const Table& t, const LayoutOptions& o, uint32_t index, std::string& text) {
   if (!o.sizes) return p.print_class(index, text);
   const Type& ty = t.t(index);
+  const unsigned holes = ty.kind == TKind::Union ? 0 : p.holes(index).nr_holes;  // a union has none
   text.append(ty.name);
-  text += '\t' + std::to_string(static_cast<uint32_t>(ty.size)) + '\t' + std::to_string(p.holes(index).nr_holes) + '\n';
+  text += '\t' + std::to_string(static_cast<uint32_t>(ty.size)) + '\t' + std::to_string(holes) + '\n';
 }
 
 void finish(std::vector<Printed>& printed, const LayoutOptions& o, bool need_resort, std::string& out) {
