@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.suppress_force_paddings = pick & 0x40;
   o.cacheline_size = (pick & 0x80) ? 32 : 64;
   o.hex = (pick & 0x30) == 0x30;
-  o.sizes = (pick & 0x50) == 0x50;
+  if ((pick & 0x50) == 0x50) o.listing = (pick & 0x01) ? layout::LayoutOptions::Listing::Sizes : layout::LayoutOptions::Listing::Names;
   if ((pick & 0x0e) == 0x0e) o.class_names = {"a", "s", "t", "u", "list_head"};
   try {
     if (pick & 0x01) {

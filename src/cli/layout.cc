@@ -132,9 +132,10 @@ bool has_format(const std::string& format, const elf::ElfFile* elf) {
 }
 
 int print_layouts(LayoutRequest& r) {
-  // pahole's --sort path ignores -s's order and name merging (1.24 lists
-  // every unit's structs, unsorted): no output to match.
-  if (r.options.sizes && r.options.sort) throw UsageError{"-s (--sizes) with --sort is not supported"};
+  // pahole's --sort sorts layouts only: -s and -z list every unit's
+  // structs then, unsorted and unmerged (1.24): no output to match.
+  if (r.options.listing != layout::LayoutOptions::Listing::Layouts && r.options.sort)
+    throw UsageError{"-s (--sizes) or -z (--hole_size_ge) with --sort is not supported"};
   std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when it is ELF
   try {
     source = dwarf::dwarf_source(elf::ElfFile::open(r.file));
@@ -209,8 +210,18 @@ int run_layout(Args args) {
     else if (a == "--show_private_classes") o.show_private_classes = true;
     else if (a == "-E" || a == "--expand_types") o.expand_types = true;
     else if (a == "--hex") o.hex = true;
-    else if (a == "-s" || a == "--sizes") o.sizes = true;
+    else if (a == "-s" || a == "--sizes") o.listing = layout::LayoutOptions::Listing::Sizes;
+    else if (a == "--structs") o.just_structs = true;
+    else if (a == "--unions") o.just_unions = true;
     else if (take_jobs(a)) continue;
+    else if (is("-x") || is("--exclude")) o.exclude_prefix = value(a.rfind("--", 0) == 0 ? "--exclude" : "-x");
+    else if (is("-y") || is("--prefix_filter")) o.include_prefix = value(a.rfind("--", 0) == 0 ? "--prefix_filter" : "-y");
+    else if (is("-H") || is("--holes")) o.min_holes = parse_number("--holes", value(a.rfind("--", 0) == 0 ? "--holes" : "-H"), 65535);
+    else if (is("--bit_holes")) o.min_bit_holes = parse_number("--bit_holes", value("--bit_holes"), 65535);
+    else if (is("-z") || is("--hole_size_ge")) {
+      o.hole_size_ge = parse_number("--hole_size_ge", value(a.rfind("--", 0) == 0 ? "--hole_size_ge" : "-z"), 65535);
+      o.listing = layout::LayoutOptions::Listing::Names;  // pahole lists the names then (without -V)
+    }
     else if (is("-F") || is("--format_path")) add_formats(r.formats, value(a.rfind("--", 0) == 0 ? "--format_path" : "-F"));
     else if (is("--base") || is("--btf_base") || a == "-B") r.base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
     else if (is("-C") || is("--class_name")) add_names(o.class_names, value(a.rfind("--", 0) == 0 ? "--class_name" : "-C"));
@@ -279,6 +290,12 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  -E, --expand_types            expand the types of members, as pahole -E\n"
                             "  --hex                         offsets, sizes and enumerator values in hex\n"
                             "  -s, --sizes                   NAME, size and number of holes per struct\n"
+                            "  --structs, --unions           only structs, only unions\n"
+                            "  -x, --exclude PREFIX          not the types whose name starts with PREFIX\n"
+                            "  -y, --prefix_filter PREFIX    only the types whose name starts with PREFIX\n"
+                            "  -H, --holes N, --bit_holes N  only structs with at least N byte (bit) holes\n"
+                            "  -z, --hole_size_ge N          the names of the structs with a hole of at\n"
+                            "                                least N bytes (then -s: their sizes)\n"
                             "  --flat_arrays, --suppress_aligned_attribute, --suppress_force_paddings,\n"
                             "  --suppress_packed, --show_private_classes\n"
                             "                                as pahole\n"
@@ -313,6 +330,21 @@ int run_pahole_layout(std::span<const std::string_view> args) {
     throw UsageError{"pahole option " + std::string(option) +
                      " is not supported by btfc when printing layouts (without -J)"};
   };
+  // The options with a value, by their short letter.
+  auto take_value = [&](char c, const std::string& v) {
+    switch (c) {
+      case 'C': add_names(o.class_names, v); break;
+      case 'F': add_formats(r.formats, v); break;
+      case 'x': o.exclude_prefix = v; break;
+      case 'y': o.include_prefix = v; break;
+      case 'H': o.min_holes = parse_number("--holes", v, 65535); break;
+      case 'B': o.min_bit_holes = parse_number("--bit_holes", v, 65535); break;
+      case 'z':
+        o.hole_size_ge = parse_number("--hole_size_ge", v, 65535);
+        o.listing = layout::LayoutOptions::Listing::Names;  // pahole lists the names then (without -V)
+        break;
+    }
+  };
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string a(args[i]);
@@ -333,16 +365,19 @@ int run_pahole_layout(std::span<const std::string_view> args) {
       for (size_t k = 1; k < a.size(); ++k) {
         const char c = a[k];
         const std::string option = std::string("-") + c;
-        if (c == 'E' || c == 's') {
-          (c == 'E' ? o.expand_types : o.sizes) = true;
+        if (c == 'E') {
+          o.expand_types = true;
+          continue;
+        }
+        if (c == 's') {
+          o.listing = layout::LayoutOptions::Listing::Sizes;
           continue;
         }
         if (c == 'j') {
           set_jobs(k + 1 < a.size() ? parse_number("-j", a.substr(k + 1), kMaxJobs) : 0);
-        } else if (c == 'C' || c == 'F') {
+        } else if (std::string_view("CFxyHBz").find(c) != std::string_view::npos) {
           const std::string v = k + 1 < a.size() ? a.substr(k + 1) : next(option);
-          if (c == 'C') add_names(o.class_names, v);
-          else add_formats(r.formats, v);
+          take_value(c, v);
         } else {
           refuse(option);
         }
@@ -366,10 +401,17 @@ int run_pahole_layout(std::span<const std::string_view> args) {
     else if (name == "--show_private_classes") o.show_private_classes = flag();
     else if (name == "--expand_types") o.expand_types = flag();
     else if (name == "--hex") o.hex = flag();
-    else if (name == "--sizes") o.sizes = flag();
+    else if (name == "--sizes" && flag()) o.listing = layout::LayoutOptions::Listing::Sizes;
     else if (name == "--jobs") set_jobs(eq == std::string::npos ? 0 : parse_number("--jobs", a.substr(eq + 1), kMaxJobs));
-    else if (name == "--class_name") add_names(o.class_names, value());
-    else if (name == "--format_path") add_formats(r.formats, value());
+    else if (name == "--structs") o.just_structs = flag();
+    else if (name == "--unions") o.just_unions = flag();
+    else if (name == "--class_name") take_value('C', value());
+    else if (name == "--format_path") take_value('F', value());
+    else if (name == "--exclude") take_value('x', value());
+    else if (name == "--prefix_filter") take_value('y', value());
+    else if (name == "--holes") take_value('H', value());
+    else if (name == "--bit_holes") take_value('B', value());
+    else if (name == "--hole_size_ge") take_value('z', value());
     else if (name == "--btf_base") r.base = value();
     else if (name == "--lang") add_langs(o.lang_include, value());
     else if (name == "--lang_exclude") add_langs(o.lang_exclude, value());

@@ -34,18 +34,33 @@ void put_u32(std::string& k, uint32_t v) { k.append(reinterpret_cast<const char*
 
 bool wanted(const Table& t, uint32_t i, const LayoutOptions& o) {
   const Type& ty = t.t(i);
+  if (o.just_unions && ty.kind != TKind::Union) return false;
+  if (o.just_structs && ty.kind != TKind::Struct) return false;
   if (!ty.top_level && !o.show_private_classes) return false;
   if (ty.declaration || ty.name.empty()) return false;
+  if (!o.exclude_prefix.empty() && ty.name.starts_with(o.exclude_prefix)) return false;
+  if (!o.include_prefix.empty() && !ty.name.starts_with(o.include_prefix)) return false;
   if (!o.only_names.empty() &&
       !o.only_names.count((ty.kind == TKind::Union ? "union " : "struct ") + std::string(ty.name)))
     return false;
   return true;
 }
 
+// class__filter's hole tests: a struct with fewer holes than asked goes;
+// a union goes whenever one is asked, unless --unions.
+bool enough_holes(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
+  if (!o.min_holes && !o.min_bit_holes && !o.hole_size_ge) return true;
+  const Type& ty = t.t(i);
+  if (ty.kind != TKind::Struct) return o.just_unions;
+  const Printer::ClassInfo& h = p.holes(i);
+  if (h.nr_holes < o.min_holes || h.nr_bit_holes < o.min_bit_holes) return false;
+  return !o.hole_size_ge || p.has_hole_ge(i, o.hole_size_ge);
+}
+
 void make_candidates(const Table& t, const LayoutOptions& o, std::vector<Candidate>& out) {
   Printer names(t, o);
   for (uint32_t i : t.classes) {
-    if (!wanted(t, i, o)) continue;
+    if (!wanted(t, i, o) || !enough_holes(t, i, o, names)) continue;
     const Type& ty = t.t(i);
     Candidate c;
     c.index = i;
@@ -161,11 +176,15 @@ struct Printed {
   Candidate key;  // for --sort
 };
 
-// What the listing shows of one struct or union: its layout, or with -s
-// (pahole's size_formatter) its name, size and number of byte holes.
+// What the listing shows of one struct or union (LayoutOptions::Listing).
 void print_entry(Printer& p, const Table& t, const LayoutOptions& o, uint32_t index, std::string& text) {
-  if (!o.sizes) return p.print_class(index, text);
+  if (o.listing == LayoutOptions::Listing::Layouts) return p.print_class(index, text);
   const Type& ty = t.t(index);
+  if (o.listing == LayoutOptions::Listing::Names) {
+    text.append(ty.name);
+    text += '\n';
+    return;
+  }
   const unsigned holes = ty.kind == TKind::Union ? 0 : p.holes(index).nr_holes;  // a union has none
   text.append(ty.name);
   text += '\t' + std::to_string(static_cast<uint32_t>(ty.size)) + '\t' + std::to_string(holes) + '\n';
@@ -414,7 +433,7 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
   for (Candidate& c : cands) {
     if (!c.winner) continue;
     Printed pr;
-    if (c.text.empty() || o.sizes) print_entry(p, t, o, c.index, pr.text);
+    if (c.text.empty() || o.listing != LayoutOptions::Listing::Layouts) print_entry(p, t, o, c.index, pr.text);
     else pr.text = std::move(c.text);
     pr.key = std::move(c);
     printed.push_back(std::move(pr));

@@ -18,6 +18,7 @@
 // on the thread count.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -30,7 +31,18 @@ namespace btfc::layout {
 
 struct LayoutOptions : PrintOptions {
   bool sort = false;
-  bool sizes = false;  // -s: "NAME\tSIZE\tHOLES" per struct or union instead of its layout
+  // What the listing shows of each struct or union: its layout; with -s
+  // "NAME\tSIZE\tHOLES" (pahole's size formatter); with -z its name alone
+  // (the class name formatter). The last of -s and -z given decides.
+  enum class Listing { Layouts, Sizes, Names } listing = Listing::Layouts;
+  // pahole's filters of the listing (class__filter), applied to each
+  // struct or union before the same-name ones are merged: --structs and
+  // --unions; -x/--exclude and -y/--prefix_filter (name prefixes); -H, -B
+  // and -z (structs with at least that many byte or bit holes, or a hole
+  // of at least that many bytes).
+  bool just_structs = false, just_unions = false;
+  std::string exclude_prefix, include_prefix;
+  uint32_t min_holes = 0, min_bit_holes = 0, hole_size_ge = 0;
   bool show_private_classes = false;
   std::vector<std::string> class_names;  // -C: only these types (structs, unions, enums, typedefs)
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages (dwarf::language_code)

@@ -226,6 +226,14 @@ const Printer::ClassInfo& Printer::holes(uint32_t index) {
   return info_[index];
 }
 
+bool Printer::has_hole_ge(uint32_t index, uint32_t size) {
+  if (holes(index).nr_holes == 0) return false;
+  const Type& ty = table_.t(index);
+  for (uint32_t k = 0; k < ty.count; ++k)
+    if (!members_[ty.first + k].is_static && members_[ty.first + k].hole >= static_cast<int64_t>(size)) return true;
+  return false;
+}
+
 namespace {
 // a - b as pahole computes it from unsigned fields into an int: wrapping,
 // never overflowing (hostile offsets are anything).

@@ -49,6 +49,8 @@ class Printer {
     uint16_t nr_holes = 0, nr_bit_holes = 0;
   };
   const ClassInfo& holes(uint32_t index);
+  // class__has_hole_ge(): a byte hole of at least `size` after a member.
+  bool has_hole_ge(uint32_t index, uint32_t size);
 
  private:
   struct Conf;

@@ -136,7 +136,8 @@ TEST(Cli, EncodeHelpNamesOnlyOptionsItTakes) {
       else if (o == "--output-dir") arg += "=" + dir + "/out";
       else if (o == "--class_name") arg += "=T";
       else if (o == "--format_path") arg += "=dwarf";
-      else if (o == "--cacheline_size") arg += "=64";
+      else if (o == "--cacheline_size" || o == "--holes" || o == "--bit_holes" || o == "--hole_size_ge") arg += "=1";
+      else if (o == "--exclude" || o == "--prefix_filter") arg += "=x";
       RunResult r = run(self + arg + " " + dir + "/missing.o");
       // pahole mode: a layout option is taken without -J.
       if (pahole_mode && r.status == 2) r = run(pahole_mode_binary() + " " + arg + " " + dir + "/missing.o");

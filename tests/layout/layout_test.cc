@@ -133,6 +133,17 @@ TEST_F(LayoutFixture, SizesMatchPahole) {
   expect_same("--sizes -F btf", *btf_);
   EXPECT_EQ(run_btfc("layout -s --sort " + *object_).status, 2);
 }
+// pahole's filters of the listing, on their own and together.
+TEST_F(LayoutFixture, FiltersMatchPahole) {
+  for (const char* filter : {"--structs", "--unions", "-x b", "--exclude=h", "-y h", "--prefix_filter=b", "-H 1",
+                             "--holes=2", "--bit_holes=1", "-z 2", "--hole_size_ge=4", "--unions -H 1",
+                             "--structs -z 1 -y h"}) {
+    SCOPED_TRACE(filter);
+    expect_same(std::string(filter) + " -s", *object_);
+    expect_same(filter, *object_);
+    expect_same(std::string(filter) + " -s -F btf", *btf_);
+  }
+}
 // Offsets, sizes, bit offsets and enumerator values in hex ("0x" but for 0).
 TEST_F(LayoutFixture, HexMatchesPahole) {
   expect_same("--hex", *object_);
