@@ -32,6 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.cacheline_size = (pick & 0x80) ? 32 : 64;
   o.hex = (pick & 0x30) == 0x30;
   if ((pick & 0x50) == 0x50) o.listing = (pick & 0x01) ? layout::LayoutOptions::Listing::Sizes : layout::LayoutOptions::Listing::Names;
+  o.min_holes = (pick & 0x28) == 0x28 ? 1 : 0;
+  o.hole_size_ge = (pick & 0x48) == 0x48 ? 2 : 0;
+  o.just_structs = (pick & 0x84) == 0x84;
+  o.just_unions = (pick & 0x88) == 0x88;
   if ((pick & 0x0e) == 0x0e) o.class_names = {"a", "s", "t", "u", "list_head"};
   try {
     if (pick & 0x01) {
