@@ -31,7 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.suppress_force_paddings = pick & 0x40;
   o.cacheline_size = (pick & 0x80) ? 32 : 64;
   o.hex = (pick & 0x30) == 0x30;
-  if ((pick & 0x50) == 0x50) o.listing = (pick & 0x01) ? layout::LayoutOptions::Listing::Sizes : layout::LayoutOptions::Listing::Names;
+  if ((pick & 0x50) == 0x50) {
+    using L = layout::LayoutOptions::Listing;
+    static constexpr L kListings[] = {L::Names, L::Sizes, L::Members, L::NameLengths};
+    o.listing = kListings[(pick >> 1) & 3];
+  }
   o.min_holes = (pick & 0x28) == 0x28 ? 1 : 0;
   o.hole_size_ge = (pick & 0x48) == 0x48 ? 2 : 0;
   o.just_structs = (pick & 0x84) == 0x84;

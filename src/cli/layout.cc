@@ -132,10 +132,10 @@ bool has_format(const std::string& format, const elf::ElfFile* elf) {
 }
 
 int print_layouts(LayoutRequest& r) {
-  // pahole's --sort sorts layouts only: -s and -z list every unit's
-  // structs then, unsorted and unmerged (1.24): no output to match.
+  // pahole's --sort sorts layouts only: -s, -z, -n and -N list every
+  // unit's structs then, unsorted and unmerged (1.24): no output to match.
   if (r.options.listing != layout::LayoutOptions::Listing::Layouts && r.options.sort)
-    throw UsageError{"-s (--sizes) or -z (--hole_size_ge) with --sort is not supported"};
+    throw UsageError{"-s, -z, -n or -N with --sort is not supported"};
   std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when it is ELF
   try {
     source = dwarf::dwarf_source(elf::ElfFile::open(r.file));
@@ -211,6 +211,9 @@ int run_layout(Args args) {
     else if (a == "-E" || a == "--expand_types") o.expand_types = true;
     else if (a == "--hex") o.hex = true;
     else if (a == "-s" || a == "--sizes") o.listing = layout::LayoutOptions::Listing::Sizes;
+    else if (a == "-n" || a == "--nr_members") o.listing = layout::LayoutOptions::Listing::Members;
+    else if (a == "-N" || a == "--class_name_len") o.listing = layout::LayoutOptions::Listing::NameLengths;
+    else if (is("-t") || is("--separator")) o.separator = value(a.rfind("--", 0) == 0 ? "--separator" : "-t").c_str()[0];
     else if (a == "--structs") o.just_structs = true;
     else if (a == "--unions") o.just_unions = true;
     else if (take_jobs(a)) continue;
@@ -290,6 +293,9 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  -E, --expand_types            expand the types of members, as pahole -E\n"
                             "  --hex                         offsets, sizes and enumerator values in hex\n"
                             "  -s, --sizes                   NAME, size and number of holes per struct\n"
+                            "  -n, --nr_members              NAME and number of members per struct\n"
+                            "  -N, --class_name_len          NAME and its length per struct\n"
+                            "  -t, --separator C             between those fields (default a tab)\n"
                             "  --structs, --unions           only structs, only unions\n"
                             "  -x, --exclude PREFIX          not the types whose name starts with PREFIX\n"
                             "  -y, --prefix_filter PREFIX    only the types whose name starts with PREFIX\n"
@@ -339,6 +345,7 @@ int run_pahole_layout(std::span<const std::string_view> args) {
       case 'y': o.include_prefix = v; break;
       case 'H': o.min_holes = parse_number("--holes", v, 65535); break;
       case 'B': o.min_bit_holes = parse_number("--bit_holes", v, 65535); break;
+      case 't': o.separator = v.c_str()[0]; break;  // pahole's arg[0]
       case 'z':
         o.hole_size_ge = parse_number("--hole_size_ge", v, 65535);
         o.listing = layout::LayoutOptions::Listing::Names;  // pahole lists the names then (without -V)
@@ -369,13 +376,15 @@ int run_pahole_layout(std::span<const std::string_view> args) {
           o.expand_types = true;
           continue;
         }
-        if (c == 's') {
-          o.listing = layout::LayoutOptions::Listing::Sizes;
+        if (c == 's' || c == 'n' || c == 'N') {
+          o.listing = c == 's'   ? layout::LayoutOptions::Listing::Sizes
+                      : c == 'n' ? layout::LayoutOptions::Listing::Members
+                                 : layout::LayoutOptions::Listing::NameLengths;
           continue;
         }
         if (c == 'j') {
           set_jobs(k + 1 < a.size() ? parse_number("-j", a.substr(k + 1), kMaxJobs) : 0);
-        } else if (std::string_view("CFxyHBz").find(c) != std::string_view::npos) {
+        } else if (std::string_view("CFxyHBzt").find(c) != std::string_view::npos) {
           const std::string v = k + 1 < a.size() ? a.substr(k + 1) : next(option);
           take_value(c, v);
         } else {
@@ -402,6 +411,9 @@ int run_pahole_layout(std::span<const std::string_view> args) {
     else if (name == "--expand_types") o.expand_types = flag();
     else if (name == "--hex") o.hex = flag();
     else if (name == "--sizes" && flag()) o.listing = layout::LayoutOptions::Listing::Sizes;
+    else if (name == "--nr_members" && flag()) o.listing = layout::LayoutOptions::Listing::Members;
+    else if (name == "--class_name_len" && flag()) o.listing = layout::LayoutOptions::Listing::NameLengths;
+    else if (name == "--separator") take_value('t', value());
     else if (name == "--jobs") set_jobs(eq == std::string::npos ? 0 : parse_number("--jobs", a.substr(eq + 1), kMaxJobs));
     else if (name == "--structs") o.just_structs = flag();
     else if (name == "--unions") o.just_unions = flag();

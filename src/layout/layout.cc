@@ -180,14 +180,23 @@ struct Printed {
 void print_entry(Printer& p, const Table& t, const LayoutOptions& o, uint32_t index, std::string& text) {
   if (o.listing == LayoutOptions::Listing::Layouts) return p.print_class(index, text);
   const Type& ty = t.t(index);
-  if (o.listing == LayoutOptions::Listing::Names) {
-    text.append(ty.name);
-    text += '\n';
-    return;
-  }
-  const unsigned holes = ty.kind == TKind::Union ? 0 : p.holes(index).nr_holes;  // a union has none
   text.append(ty.name);
-  text += '\t' + std::to_string(static_cast<uint32_t>(ty.size)) + '\t' + std::to_string(holes) + '\n';
+  switch (o.listing) {
+    case LayoutOptions::Listing::Layouts: case LayoutOptions::Listing::Names:
+      break;
+    case LayoutOptions::Listing::Sizes: {
+      const unsigned holes = ty.kind == TKind::Union ? 0 : p.holes(index).nr_holes;  // a union has none
+      text += o.separator + std::to_string(static_cast<uint32_t>(ty.size)) + o.separator + std::to_string(holes);
+      break;
+    }
+    case LayoutOptions::Listing::Members:
+      text += o.separator + std::to_string(ty.count);
+      break;
+    case LayoutOptions::Listing::NameLengths:
+      text += o.separator + std::to_string(ty.name.size());
+      break;
+  }
+  text += '\n';
 }
 
 void finish(std::vector<Printed>& printed, const LayoutOptions& o, bool need_resort, std::string& out) {

@@ -33,8 +33,11 @@ struct LayoutOptions : PrintOptions {
   bool sort = false;
   // What the listing shows of each struct or union: its layout; with -s
   // "NAME\tSIZE\tHOLES" (pahole's size formatter); with -z its name alone
-  // (the class name formatter). The last of -s and -z given decides.
-  enum class Listing { Layouts, Sizes, Names } listing = Listing::Layouts;
+  // (the class name formatter); with -n "NAME\tMEMBERS"; with -N
+  // "NAME\tNAME_LENGTH". The last of them given decides; -t sets the
+  // separator.
+  enum class Listing { Layouts, Sizes, Names, Members, NameLengths } listing = Listing::Layouts;
+  char separator = '\t';
   // pahole's filters of the listing (class__filter), applied to each
   // struct or union before the same-name ones are merged: --structs and
   // --unions; -x/--exclude and -y/--prefix_filter (name prefixes); -H, -B

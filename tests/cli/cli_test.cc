@@ -138,6 +138,7 @@ TEST(Cli, EncodeHelpNamesOnlyOptionsItTakes) {
       else if (o == "--format_path") arg += "=dwarf";
       else if (o == "--cacheline_size" || o == "--holes" || o == "--bit_holes" || o == "--hole_size_ge") arg += "=1";
       else if (o == "--exclude" || o == "--prefix_filter") arg += "=x";
+      else if (o == "--separator") arg += "=,";
       RunResult r = run(self + arg + " " + dir + "/missing.o");
       // pahole mode: a layout option is taken without -J.
       if (pahole_mode && r.status == 2) r = run(pahole_mode_binary() + " " + arg + " " + dir + "/missing.o");

@@ -131,6 +131,10 @@ TEST_F(LayoutFixture, ExpandTypesMatchesPahole) { expect_same("-E", *object_, tr
 TEST_F(LayoutFixture, SizesMatchPahole) {
   expect_same("-s", *object_);
   expect_same("--sizes -F btf", *btf_);
+  // The other one-line formatters, and their separator; the last decides.
+  expect_same("-n", *object_);
+  expect_same("--class_name_len -t ,", *object_);
+  expect_same("-s --nr_members -t: -F btf", *btf_);
   EXPECT_EQ(run_btfc("layout -s --sort " + *object_).status, 2);
 }
 // pahole's filters of the listing, on their own and together.
