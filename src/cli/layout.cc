@@ -30,8 +30,9 @@ namespace {
 
 // -j / --jobs (every core), -jN, --jobs=N: sets the thread count and
 // returns true; false for any other argument.
+constexpr unsigned kMaxJobs = 4096;
+
 bool take_jobs(const std::string& a) {
-  constexpr unsigned kMaxJobs = 4096;
   if (a == "-j" || a == "--jobs") set_jobs(0);
   else if (a.rfind("-j", 0) == 0 && a.size() > 2 && a[2] != '-') set_jobs(parse_number("-j", a.substr(2), kMaxJobs));
   else if (a.rfind("--jobs=", 0) == 0) set_jobs(parse_number("--jobs", a.substr(7), kMaxJobs));
@@ -185,55 +186,101 @@ int print_layouts(LayoutRequest& r) {
   return 0;
 }
 
+// The layout options both command lines take (`btfc layout`, pahole mode),
+// by pahole's long name. A switch is applied by apply_switch; an option
+// with a value by apply_valued, which reads the value (`value()`) only for
+// a name it knows. Each returns false for any other name.
+bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
+  using Listing = layout::LayoutOptions::Listing;
+  if (name == "--sort") o.sort = true;
+  else if (name == "--flat_arrays") o.flat_arrays = true;
+  else if (name == "--suppress_aligned_attribute") o.suppress_aligned_attribute = true;
+  else if (name == "--suppress_force_paddings") o.suppress_force_paddings = true;
+  else if (name == "--suppress_packed") o.suppress_packed = true;
+  else if (name == "--show_private_classes") o.show_private_classes = true;
+  else if (name == "--expand_types") o.expand_types = true;
+  else if (name == "--hex") o.hex = true;
+  else if (name == "--sizes") o.listing = Listing::Sizes;
+  else if (name == "--nr_members") o.listing = Listing::Members;
+  else if (name == "--class_name_len") o.listing = Listing::NameLengths;
+  else if (name == "--structs") o.just_structs = true;
+  else if (name == "--unions") o.just_unions = true;
+  else return false;
+  return true;
+}
+
+template <typename Value>
+bool apply_valued(std::string_view name, const Value& value, LayoutRequest& r) {
+  layout::LayoutOptions& o = r.options;
+  if (name == "--class_name") add_names(o.class_names, value());
+  else if (name == "--format_path") add_formats(r.formats, value());
+  else if (name == "--btf_base") r.base = value();
+  else if (name == "--exclude") o.exclude_prefix = value();
+  else if (name == "--prefix_filter") o.include_prefix = value();
+  else if (name == "--holes") o.min_holes = parse_number(name, value(), 65535);
+  else if (name == "--bit_holes") o.min_bit_holes = parse_number(name, value(), 65535);
+  else if (name == "--separator") o.separator = value().c_str()[0];  // pahole's arg[0]
+  else if (name == "--lang") add_langs(o.lang_include, value());
+  else if (name == "--lang_exclude") add_langs(o.lang_exclude, value());
+  else if (name == "--cacheline_size") o.cacheline_size = parse_number(name, value(), 1u << 16);
+  else if (name == "--hole_size_ge") {
+    o.hole_size_ge = parse_number(name, value(), 65535);
+    o.listing = layout::LayoutOptions::Listing::Names;  // pahole lists the names then (without -V)
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// pahole's short letter of one of them ("" for none).
+std::string_view long_name(char letter) {
+  switch (letter) {
+    case 'E': return "--expand_types";
+    case 's': return "--sizes";
+    case 'n': return "--nr_members";
+    case 'N': return "--class_name_len";
+    case 'C': return "--class_name";
+    case 'F': return "--format_path";
+    case 'x': return "--exclude";
+    case 'y': return "--prefix_filter";
+    case 'H': return "--holes";
+    case 'B': return "--bit_holes";
+    case 'z': return "--hole_size_ge";
+    case 't': return "--separator";
+    default: return "";
+  }
+}
+
 int run_layout(Args args) {
   LayoutRequest r;
-  layout::LayoutOptions& o = r.options;
   std::string& file = r.file;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    auto value = [&](std::string_view opt) -> std::string {
-      if (a.size() > opt.size() && a.compare(0, opt.size(), opt) == 0 && a[opt.size()] == '=')
-        return a.substr(opt.size() + 1);
-      if (opt.size() == 2 && a.size() > 2 && a.compare(0, 2, opt) == 0) return a.substr(2);
-      if (i + 1 >= args.size()) throw UsageError{std::string(opt) + " needs a value"};
+    const std::string a = args[i];
+    if (take_jobs(a)) continue;
+    if (a.empty() || a[0] != '-') {
+      if (!file.empty()) throw UsageError{"more than one FILE"};
+      file = a;
+      continue;
+    }
+    // --NAME or --NAME=VALUE; -L or -LVALUE, L a letter of pahole's (but
+    // -B, --base: btfc's, the base, as bpftool's; -B takes its value
+    // separately); a value not attached is the next argument. A switch is
+    // taken as spelled, never with a value.
+    if (a.size() < 2 || (a.rfind("-B", 0) == 0 && a != "-B")) throw UsageError{"unknown option '" + a + "'"};
+    const bool is_long = a[1] == '-';
+    const size_t eq = is_long ? a.find('=') : std::string::npos;
+    const std::string spelled = is_long ? a.substr(0, eq) : a.substr(0, 2);
+    const std::string_view name = spelled == "-B" || spelled == "--base" ? std::string_view("--btf_base")
+                                  : is_long                              ? std::string_view(spelled)
+                                                                         : long_name(a[1]);
+    auto value = [&]() -> std::string {
+      if (eq != std::string::npos) return a.substr(eq + 1);
+      if (!is_long && a.size() > 2) return a.substr(2);
+      if (i + 1 >= args.size()) throw UsageError{spelled + " needs a value"};
       return args[++i];
     };
-    auto is = [&](std::string_view opt) {
-      return a == opt || (a.size() > opt.size() && a.compare(0, opt.size(), opt) == 0 &&
-                          (a[opt.size()] == '=' || opt.size() == 2));
-    };
-    if (a == "--sort") o.sort = true;
-    else if (a == "--flat_arrays") o.flat_arrays = true;
-    else if (a == "--suppress_aligned_attribute") o.suppress_aligned_attribute = true;
-    else if (a == "--suppress_force_paddings") o.suppress_force_paddings = true;
-    else if (a == "--suppress_packed") o.suppress_packed = true;
-    else if (a == "--show_private_classes") o.show_private_classes = true;
-    else if (a == "-E" || a == "--expand_types") o.expand_types = true;
-    else if (a == "--hex") o.hex = true;
-    else if (a == "-s" || a == "--sizes") o.listing = layout::LayoutOptions::Listing::Sizes;
-    else if (a == "-n" || a == "--nr_members") o.listing = layout::LayoutOptions::Listing::Members;
-    else if (a == "-N" || a == "--class_name_len") o.listing = layout::LayoutOptions::Listing::NameLengths;
-    else if (is("-t") || is("--separator")) o.separator = value(a.rfind("--", 0) == 0 ? "--separator" : "-t").c_str()[0];
-    else if (a == "--structs") o.just_structs = true;
-    else if (a == "--unions") o.just_unions = true;
-    else if (take_jobs(a)) continue;
-    else if (is("-x") || is("--exclude")) o.exclude_prefix = value(a.rfind("--", 0) == 0 ? "--exclude" : "-x");
-    else if (is("-y") || is("--prefix_filter")) o.include_prefix = value(a.rfind("--", 0) == 0 ? "--prefix_filter" : "-y");
-    else if (is("-H") || is("--holes")) o.min_holes = parse_number("--holes", value(a.rfind("--", 0) == 0 ? "--holes" : "-H"), 65535);
-    else if (is("--bit_holes")) o.min_bit_holes = parse_number("--bit_holes", value("--bit_holes"), 65535);
-    else if (is("-z") || is("--hole_size_ge")) {
-      o.hole_size_ge = parse_number("--hole_size_ge", value(a.rfind("--", 0) == 0 ? "--hole_size_ge" : "-z"), 65535);
-      o.listing = layout::LayoutOptions::Listing::Names;  // pahole lists the names then (without -V)
-    }
-    else if (is("-F") || is("--format_path")) add_formats(r.formats, value(a.rfind("--", 0) == 0 ? "--format_path" : "-F"));
-    else if (is("--base") || is("--btf_base") || a == "-B") r.base = value(a == "-B" ? "-B" : a.rfind("--btf_base", 0) == 0 ? "--btf_base" : "--base");
-    else if (is("-C") || is("--class_name")) add_names(o.class_names, value(a.rfind("--", 0) == 0 ? "--class_name" : "-C"));
-    else if (is("--lang_exclude")) add_langs(o.lang_exclude, value("--lang_exclude"));
-    else if (is("--lang")) add_langs(o.lang_include, value("--lang"));
-    else if (is("--cacheline_size")) o.cacheline_size = parse_number("--cacheline_size", value("--cacheline_size"), 1u << 16);
-    else if (!a.empty() && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
-    else if (file.empty()) file = a;
-    else throw UsageError{"more than one FILE"};
+    if (a == spelled && apply_switch(name, r.options)) continue;
+    if (!apply_valued(name, value, r)) throw UsageError{"unknown option '" + a + "'"};
   }
   if (file.empty()) throw UsageError{"missing FILE"};
   return print_layouts(r);
@@ -327,30 +374,12 @@ RegisterCommand reg_btfdiff{{"btfdiff", "btfdiff [--base BASE] FILE [BTF]",
 // ignored. No FILE: the running kernel's BTF, as pahole; and a lone
 // argument that is no file is a type name there (`pahole task_struct`).
 int run_pahole_layout(std::span<const std::string_view> args) {
-  constexpr unsigned kMaxJobs = 4096;
   constexpr char kRunningKernel[] = "/sys/kernel/btf/vmlinux";
   LayoutRequest r;
   r.program = "pahole (btfc)";
-  layout::LayoutOptions& o = r.options;
   auto refuse = [](std::string_view option) {
     throw UsageError{"pahole option " + std::string(option) +
                      " is not supported by btfc when printing layouts (without -J)"};
-  };
-  // The options with a value, by their short letter.
-  auto take_value = [&](char c, const std::string& v) {
-    switch (c) {
-      case 'C': add_names(o.class_names, v); break;
-      case 'F': add_formats(r.formats, v); break;
-      case 'x': o.exclude_prefix = v; break;
-      case 'y': o.include_prefix = v; break;
-      case 'H': o.min_holes = parse_number("--holes", v, 65535); break;
-      case 'B': o.min_bit_holes = parse_number("--bit_holes", v, 65535); break;
-      case 't': o.separator = v.c_str()[0]; break;  // pahole's arg[0]
-      case 'z':
-        o.hole_size_ge = parse_number("--hole_size_ge", v, 65535);
-        o.listing = layout::LayoutOptions::Listing::Names;  // pahole lists the names then (without -V)
-        break;
-    }
   };
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -372,24 +401,14 @@ int run_pahole_layout(std::span<const std::string_view> args) {
       for (size_t k = 1; k < a.size(); ++k) {
         const char c = a[k];
         const std::string option = std::string("-") + c;
-        if (c == 'E') {
-          o.expand_types = true;
-          continue;
-        }
-        if (c == 's' || c == 'n' || c == 'N') {
-          o.listing = c == 's'   ? layout::LayoutOptions::Listing::Sizes
-                      : c == 'n' ? layout::LayoutOptions::Listing::Members
-                                 : layout::LayoutOptions::Listing::NameLengths;
-          continue;
-        }
         if (c == 'j') {
           set_jobs(k + 1 < a.size() ? parse_number("-j", a.substr(k + 1), kMaxJobs) : 0);
-        } else if (std::string_view("CFxyHBzt").find(c) != std::string_view::npos) {
-          const std::string v = k + 1 < a.size() ? a.substr(k + 1) : next(option);
-          take_value(c, v);
-        } else {
-          refuse(option);
+          break;
         }
+        const std::string_view name = long_name(c);
+        if (apply_switch(name, r.options)) continue;
+        auto value = [&] { return k + 1 < a.size() ? a.substr(k + 1) : next(option); };
+        if (!apply_valued(name, value, r)) refuse(option);
         break;
       }
       continue;
@@ -397,39 +416,15 @@ int run_pahole_layout(std::span<const std::string_view> args) {
     const size_t eq = a.find('=');
     const std::string name = a.substr(0, eq);
     auto value = [&]() -> std::string { return eq != std::string::npos ? a.substr(eq + 1) : next(name); };
-    // A switch: true once set, an error with a value.
-    auto flag = [&]() {
+    if (name == "--jobs") {
+      take_jobs(a);
+    } else if (apply_switch(name, r.options)) {
       if (eq != std::string::npos) throw UsageError{name + " takes no value"};
-      return true;
-    };
-    if (name == "--sort") o.sort = flag();
-    else if (name == "--flat_arrays") o.flat_arrays = flag();
-    else if (name == "--suppress_aligned_attribute") o.suppress_aligned_attribute = flag();
-    else if (name == "--suppress_force_paddings") o.suppress_force_paddings = flag();
-    else if (name == "--suppress_packed") o.suppress_packed = flag();
-    else if (name == "--show_private_classes") o.show_private_classes = flag();
-    else if (name == "--expand_types") o.expand_types = flag();
-    else if (name == "--hex") o.hex = flag();
-    else if (name == "--sizes" && flag()) o.listing = layout::LayoutOptions::Listing::Sizes;
-    else if (name == "--nr_members" && flag()) o.listing = layout::LayoutOptions::Listing::Members;
-    else if (name == "--class_name_len" && flag()) o.listing = layout::LayoutOptions::Listing::NameLengths;
-    else if (name == "--separator") take_value('t', value());
-    else if (name == "--jobs") set_jobs(eq == std::string::npos ? 0 : parse_number("--jobs", a.substr(eq + 1), kMaxJobs));
-    else if (name == "--structs") o.just_structs = flag();
-    else if (name == "--unions") o.just_unions = flag();
-    else if (name == "--class_name") take_value('C', value());
-    else if (name == "--format_path") take_value('F', value());
-    else if (name == "--exclude") take_value('x', value());
-    else if (name == "--prefix_filter") take_value('y', value());
-    else if (name == "--holes") take_value('H', value());
-    else if (name == "--bit_holes") take_value('B', value());
-    else if (name == "--hole_size_ge") take_value('z', value());
-    else if (name == "--btf_base") r.base = value();
-    else if (name == "--lang") add_langs(o.lang_include, value());
-    else if (name == "--lang_exclude") add_langs(o.lang_exclude, value());
-    else if (name == "--cacheline_size") o.cacheline_size = parse_number("--cacheline_size", value(), 1u << 16);
-    else refuse(name);
+    } else if (!apply_valued(name, value, r)) {
+      refuse(name);
+    }
   }
+  layout::LayoutOptions& o = r.options;
   if (files.size() > 1) throw UsageError{"btfc prints the layouts of one FILE at a time"};
   struct stat st;
   if (files.size() == 1 && o.class_names.empty() && ::stat(files[0].c_str(), &st) != 0) {
