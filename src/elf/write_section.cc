@@ -302,11 +302,6 @@ SectionWrite plan_with_sections(const ElfFile& in, std::span<const NewSection> n
   return w;
 }
 
-SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data, std::string_view retire) {
-  const NewSection one[] = {{name, data}};
-  return plan_with_sections(in, one, retire);
-}
-
 void write_with_sections(const ElfFile& in, std::span<const NewSection> sections, const std::string& out_path,
                          std::string_view retire) {
   SectionWrite w = plan_with_sections(in, sections, retire);

@@ -70,6 +70,5 @@ struct SectionWrite {
   SectionWrite(const SectionWrite&) = delete;
 };
 SectionWrite plan_with_sections(const ElfFile& in, std::span<const NewSection> sections, std::string_view retire = {});
-SectionWrite plan_with_section(const ElfFile& in, std::string_view name, Bytes data, std::string_view retire = {});
 
 }  // namespace btfc::elf
