@@ -1,7 +1,9 @@
 // Fuzz target: `btfc layout` and btfdiff's two sides on hostile input. The
 // first byte picks the side and the options (sort, -E, private classes,
 // flat arrays, the suppress flags, a cache line size, -C with a few
-// common names); the rest is raw BTF (the -F btf side) or an ELF file with
+// common names), the last byte more of them (-q, -r, --packed,
+// --with_flexible_array, -i or -f and -d, --skip_missing; it stays part of
+// the input too); the rest is raw BTF (the -F btf side) or an ELF file with
 // DWARF (the -F dwarf side). Bad input must end in btfc::Error, never a
 // crash, a hang or unbounded memory: the layout code follows type chains
 // (typedefs, arrays, nested and expanded members) that hostile input can
@@ -41,6 +43,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.just_structs = (pick & 0x84) == 0x84;
   o.just_unions = (pick & 0x88) == 0x88;
   if ((pick & 0x0e) == 0x0e) o.class_names = {"a", "s", "t", "u", "list_head"};
+  const uint8_t more = data[size - 1];
+  o.quiet = more & 0x01;
+  o.rel_offset = more & 0x02;
+  o.just_packed = more & 0x04;
+  o.just_structs |= o.just_packed;
+  o.with_flexible_array = more & 0x08;
+  using Search = layout::LayoutOptions::Search;
+  static constexpr Search kSearches[] = {Search::Type, Search::Containers, Search::PointersTo, Search::Type};
+  o.search = kSearches[(more >> 4) & 3];
+  if (o.search != Search::Type) o.class_names = {"a", "s", "t", "list_head"};
+  o.recursive = more & 0x40;
+  o.skip_missing = more & 0x80;
   try {
     if (pick & 0x01) {
       auto elf = elf::ElfFile::parse(rest, "fuzz");

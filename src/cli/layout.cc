@@ -205,6 +205,15 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--class_name_len") o.listing = Listing::NameLengths;
   else if (name == "--structs") o.just_structs = true;
   else if (name == "--unions") o.just_unions = true;
+  else if (name == "--packed") o.just_structs = o.just_packed = true;
+  else if (name == "--with_flexible_array") o.with_flexible_array = true;
+  else if (name == "--quiet") o.quiet = true;
+  else if (name == "--rel_offset") o.rel_offset = true;
+  else if (name == "--classes_as_structs") o.classes_as_structs = true;
+  // Nested types and methods are never printed (C has neither in a struct).
+  else if (name == "--show_only_data_members") {}
+  else if (name == "--recursive") o.recursive = true;
+  else if (name == "--skip_missing") o.skip_missing = true;
   else return false;
   return true;
 }
@@ -212,7 +221,10 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
 template <typename Value>
 bool apply_valued(std::string_view name, const Value& value, LayoutRequest& r) {
   layout::LayoutOptions& o = r.options;
+  using Search = layout::LayoutOptions::Search;
   if (name == "--class_name") add_names(o.class_names, value());
+  else if (name == "--contains") add_names(o.class_names, value()), o.search = Search::Containers;
+  else if (name == "--find_pointers_to") add_names(o.class_names, value()), o.search = Search::PointersTo;
   else if (name == "--format_path") add_formats(r.formats, value());
   else if (name == "--btf_base") r.base = value();
   else if (name == "--exclude") o.exclude_prefix = value();
@@ -247,6 +259,12 @@ std::string_view long_name(char letter) {
     case 'B': return "--bit_holes";
     case 'z': return "--hole_size_ge";
     case 't': return "--separator";
+    case 'q': return "--quiet";
+    case 'r': return "--rel_offset";
+    case 'M': return "--show_only_data_members";
+    case 'd': return "--recursive";
+    case 'i': return "--contains";
+    case 'f': return "--find_pointers_to";
     default: return "";
   }
 }
@@ -343,14 +361,22 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  -n, --nr_members              NAME and number of members per struct\n"
                             "  -N, --class_name_len          NAME and its length per struct\n"
                             "  -t, --separator C             between those fields (default a tab)\n"
+                            "  -q, --quiet                   no comments, offsets or summaries\n"
+                            "  -r, --rel_offset              offsets in nested structs from their start\n"
                             "  --structs, --unions           only structs, only unions\n"
+                            "  --packed                      only structs packed by their layout\n"
+                            "  --with_flexible_array         only structs ending in one (unions all pass)\n"
+                            "  -i, --contains NAME           the structs and unions with a member of type\n"
+                            "                                NAME (-d, --recursive: and where in them)\n"
+                            "  -f, --find_pointers_to NAME   STRUCT: MEMBER for members pointing to NAME\n"
+                            "  --skip_missing                a -C name a unit lacks does not stop it\n"
                             "  -x, --exclude PREFIX          not the types whose name starts with PREFIX\n"
                             "  -y, --prefix_filter PREFIX    only the types whose name starts with PREFIX\n"
                             "  -H, --holes N, --bit_holes N  only structs with at least N byte (bit) holes\n"
                             "  -z, --hole_size_ge N          the names of the structs with a hole of at\n"
                             "                                least N bytes (then -s: their sizes)\n"
                             "  --flat_arrays, --suppress_aligned_attribute, --suppress_force_paddings,\n"
-                            "  --suppress_packed, --show_private_classes\n"
+                            "  --suppress_packed, --show_private_classes, -M, --classes_as_structs\n"
                             "                                as pahole\n"
                             "  --cacheline_size=N            cache line size for the markers (default 64)\n"
                             "  --lang=LIST, --lang_exclude=LIST\n"

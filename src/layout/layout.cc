@@ -46,36 +46,48 @@ bool wanted(const Table& t, uint32_t i, const LayoutOptions& o) {
   return true;
 }
 
-// class__filter's hole tests: a struct with fewer holes than asked goes;
-// a union goes whenever one is asked, unless --unions.
-bool enough_holes(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
-  if (!o.min_holes && !o.min_bit_holes && !o.hole_size_ge) return true;
+// class__filter's tests of the layout itself: --packed; the hole tests,
+// which a struct with fewer holes than asked fails and a union whenever one
+// is asked, unless --unions; --with_flexible_array, for structs.
+bool layout_wanted(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
+  if (o.just_packed && !p.is_packed(i)) return false;
+  const bool hole_tests = o.min_holes || o.min_bit_holes || o.hole_size_ge;
+  if (t.t(i).kind != TKind::Struct) return o.just_unions || !hole_tests;
+  if (hole_tests) {
+    const Printer::ClassInfo& h = p.holes(i);
+    if (h.nr_holes < o.min_holes || h.nr_bit_holes < o.min_bit_holes) return false;
+    if (o.hole_size_ge && !p.has_hole_ge(i, o.hole_size_ge)) return false;
+  }
+  return !o.with_flexible_array || p.has_flexible_array(i);
+}
+
+// type__compare()'s fields: name, size, member count, member names, bit
+// offsets and bitfield sizes. pahole prints a struct once per key.
+std::string plain_key(const Table& t, uint32_t i) {
   const Type& ty = t.t(i);
-  if (ty.kind != TKind::Struct) return o.just_unions;
-  const Printer::ClassInfo& h = p.holes(i);
-  if (h.nr_holes < o.min_holes || h.nr_bit_holes < o.min_bit_holes) return false;
-  return !o.hole_size_ge || p.has_hole_ge(i, o.hole_size_ge);
+  std::string k(ty.name);
+  k.push_back('\0');
+  put_u32(k, static_cast<uint32_t>(ty.size));
+  put_u32(k, ty.count);
+  for (uint32_t n = 0; n < ty.count; ++n) {
+    const Member& m = t.members[ty.first + n];
+    k.append(m.name);
+    k.push_back('\0');
+    put_u32(k, m.bit_offset);
+    put_u32(k, m.bitfield_size);
+  }
+  return k;
 }
 
 void make_candidates(const Table& t, const LayoutOptions& o, std::vector<Candidate>& out) {
   Printer names(t, o);
   for (uint32_t i : t.classes) {
-    if (!wanted(t, i, o) || !enough_holes(t, i, o, names)) continue;
+    if (!wanted(t, i, o) || !layout_wanted(t, i, o, names)) continue;
     const Type& ty = t.t(i);
     Candidate c;
     c.index = i;
     c.empty = ty.count == 0;
-    c.plain_key.append(ty.name);
-    c.plain_key.push_back('\0');
-    put_u32(c.plain_key, static_cast<uint32_t>(ty.size));
-    put_u32(c.plain_key, ty.count);
-    for (uint32_t k = 0; k < ty.count; ++k) {
-      const Member& m = t.members[ty.first + k];
-      c.plain_key.append(m.name);
-      c.plain_key.push_back('\0');
-      put_u32(c.plain_key, m.bit_offset);
-      put_u32(c.plain_key, m.bitfield_size);
-    }
+    c.plain_key = plain_key(t, i);
     if (o.sort) {
       c.name = std::string(ty.name);
       c.members.reserve(ty.count);
@@ -234,10 +246,11 @@ bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
 // Loading stops when the list is empty; what is left is reported, the first
 // name only, as pahole does.
 
-bool findable(const Type& ty) {
+// -f looks for declarations too (pahole's include_decls).
+bool findable(const Type& ty, const LayoutOptions& o) {
   switch (ty.kind) {
     case TKind::Struct: case TKind::Union: case TKind::Enum: case TKind::Typedef:
-      return !ty.declaration;
+      return !ty.declaration || o.search == LayoutOptions::Search::PointersTo;
     default:
       return false;
   }
@@ -246,12 +259,13 @@ bool findable(const Type& ty) {
 // For each name, the index pahole's look-up finds in `t` (0: none). In C a
 // type's name cannot clash with one of its nested types', so the DIE order
 // of the table is pahole's table order for this purpose.
-void find_named(const Table& t, const std::vector<std::string>& names, std::vector<uint32_t>& found) {
+void find_named(const Table& t, const LayoutOptions& o, const std::vector<std::string>& names,
+                std::vector<uint32_t>& found) {
   found.assign(names.size(), 0);
   size_t left = names.size();
   for (uint32_t i = 1; i < t.types.size() && left > 0; ++i) {
     const Type& ty = t.types[i];
-    if (ty.name.empty() || !findable(ty)) continue;
+    if (ty.name.empty() || !findable(ty, o)) continue;
     for (size_t k = 0; k < names.size(); ++k)
       if (found[k] == 0 && ty.name == names[k]) {
         found[k] = i;
@@ -260,22 +274,112 @@ void find_named(const Table& t, const std::vector<std::string>& names, std::vect
   }
 }
 
+// A struct or union listed by -i or -f: named, and through pahole's
+// class__filter.
+bool listable(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
+  return !t.t(i).name.empty() && wanted(t, i, o) && layout_wanted(t, i, o, p);
+}
+
+// printf("%s", type__name()) of pahole, whose NULL glibc prints so.
+std::string_view name_or_null(std::string_view name) { return name.empty() ? "(null)" : name; }
+
+// type__print_containers(): `type` when some of its members are of type
+// `wanted` (the very index: a typedef of it is another type), then with
+// -d those of its struct and union members that hold such members too,
+// indented by two spaces a level. A top-level struct is listed once per
+// type__compare key (`seen`). Hostile input could nest structs in
+// themselves or fan out at every level: a type is not entered again
+// inside itself and one listing stops at kMaxLines lines.
+struct Containers {
+  static constexpr size_t kMaxLines = size_t{1} << 16;
+  const Table& t;
+  const LayoutOptions& o;
+  uint32_t wanted;
+  std::unordered_set<std::string>& seen;
+  std::string& out;
+  std::vector<uint8_t> inside = std::vector<uint8_t>(t.types.size());
+  size_t lines = 0;
+
+  void print(uint32_t type, int ident) {
+    const Type& ty = t.t(type);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < ty.count; ++k) n += t.members[ty.first + k].type == wanted;
+    if (n == 0 || inside[type] || lines >= kMaxLines) return;
+    if (ident == 0 && !seen.insert(plain_key(t, type)).second) return;
+    out.append(std::min(ident * 2, 127), ' ');
+    out += name_or_null(ty.name);
+    out += '\n';
+    ++lines;
+    if (!o.recursive) return;
+    inside[type] = 1;
+    for (uint32_t k = 0; k < ty.count; ++k) {
+      uint32_t mt = t.members[ty.first + k].type;
+      if (t.t(mt).kind == TKind::Struct || t.t(mt).kind == TKind::Union) print(mt, ident + 1);
+    }
+    inside[type] = 0;
+  }
+};
+
+// print_structs_with_pointer_to(): "STRUCT: MEMBER" for each member of a
+// listed struct or union that points to `wanted`, each struct once per
+// type__compare key.
+void print_pointers_to(const Table& t, const LayoutOptions& o, Printer& p, uint32_t wanted,
+                       std::unordered_set<std::string>& seen, std::string& out) {
+  for (uint32_t i : t.classes) {
+    if (!listable(t, i, o, p)) continue;
+    const Type& ty = t.t(i);
+    bool looked = false;
+    for (uint32_t k = 0; k < ty.count; ++k) {
+      const Member& m = t.members[ty.first + k];
+      const Type& mt = t.t(m.type);
+      if (m.type == 0 || mt.kind != TKind::Pointer || mt.type != wanted) continue;
+      if (!looked) {
+        if (!seen.insert(plain_key(t, i)).second) break;  // listed from another unit
+        looked = true;
+      }
+      out += ty.name;
+      out += ": ";
+      out += name_or_null(m.name);
+      out += '\n';
+    }
+  }
+}
+
 // One unit's turn: prints what pahole prints from it and drops those names
-// from `pending`. `names`/`found` are the look-up results for this table.
+// from `pending`. `names`/`found` are the look-up results for this table;
+// `seen` the structs -i and -f have listed.
 void print_named_from(const Table& t, const LayoutOptions& o, const std::vector<std::string>& names,
-                      const std::vector<uint32_t>& found, std::vector<std::string>& pending, std::string& out) {
+                      const std::vector<uint32_t>& found, std::vector<std::string>& pending,
+                      std::unordered_set<std::string>& seen, std::string& out) {
   std::unique_ptr<Printer> printer;
-  while (!pending.empty()) {
+  for (size_t at = 0; at < pending.size();) {
     uint32_t index = 0;
     for (size_t k = 0; k < names.size(); ++k)
-      if (names[k] == pending.front()) {
+      if (names[k] == pending[at]) {
         index = found[k];
         break;
       }
-    if (index == 0) return;
+    if (index == 0) {
+      if (!o.skip_missing) return;
+      ++at;
+      continue;
+    }
     if (!printer) printer = std::make_unique<Printer>(t, o);
-    printer->print_named(index, out);
-    pending.erase(pending.begin());
+    switch (o.search) {
+      case LayoutOptions::Search::Type:
+        printer->print_named(index, out);
+        break;
+      case LayoutOptions::Search::Containers: {
+        Containers c{t, o, index, seen, out};
+        for (uint32_t i : t.classes)
+          if (listable(t, i, o, *printer)) c.print(i, 0);
+        break;
+      }
+      case LayoutOptions::Search::PointersTo:
+        print_pointers_to(t, o, *printer, index, seen, out);
+        break;
+    }
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(at));
   }
 }
 
@@ -286,6 +390,7 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
   for (size_t i = 0; i < units.size(); ++i)
     if (unit_wanted(units[i], o)) todo.push_back(i);
   std::vector<std::string> pending = o.class_names;
+  std::unordered_set<std::string> seen;
   std::string out;
   // Units are read in parallel chunks (a name that is nowhere would
   // otherwise mean reading every unit one by one); the chunk is then
@@ -301,9 +406,10 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
     parallel_for(n, [&](size_t j) {
       if (!tables[j]) tables[j] = std::make_unique<Table>();
       build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j]);
-      find_named(*tables[j], names, found[j]);
+      find_named(*tables[j], o, names, found[j]);
     });
-    for (size_t j = 0; j < n && !pending.empty(); ++j) print_named_from(*tables[j], o, names, found[j], pending, out);
+    for (size_t j = 0; j < n && !pending.empty(); ++j)
+      print_named_from(*tables[j], o, names, found[j], pending, seen, out);
   }
   if (missing && !pending.empty()) *missing = pending.front();
   return out;
@@ -419,9 +525,10 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
     // pahole's BTF loader makes one unit of the whole table.
     std::vector<std::string> pending = o.class_names;
     std::vector<uint32_t> found;
-    find_named(t, pending, found);
+    find_named(t, o, pending, found);
+    std::unordered_set<std::string> seen;
     std::string out;
-    print_named_from(t, o, o.class_names, found, pending, out);
+    print_named_from(t, o, o.class_names, found, pending, seen, out);
     if (missing && !pending.empty()) *missing = pending.front();
     return out;
   }

@@ -43,11 +43,21 @@ struct LayoutOptions : PrintOptions {
   // --unions; -x/--exclude and -y/--prefix_filter (name prefixes); -H, -B
   // and -z (structs with at least that many byte or bit holes, or a hole
   // of at least that many bytes).
-  bool just_structs = false, just_unions = false;
+  // --packed (structs packed by their layout: pahole's inference) and
+  // --with_flexible_array (structs ending in one) too.
+  bool just_structs = false, just_unions = false, just_packed = false, with_flexible_array = false;
   std::string exclude_prefix, include_prefix;
   uint32_t min_holes = 0, min_bit_holes = 0, hole_size_ge = 0;
   bool show_private_classes = false;
   std::vector<std::string> class_names;  // -C: only these types (structs, unions, enums, typedefs)
+  // With class_names, what is printed of each type found: the type (-C);
+  // the structs and unions with a member of that type (-i, with -d the
+  // members of those, indented, that hold it too); or "STRUCT: MEMBER" for
+  // each member pointing to it (-f). pahole looks in the first unit that
+  // has the type only, as for -C.
+  enum class Search { Type, Containers, PointersTo } search = Search::Type;
+  bool recursive = false;     // -d
+  bool skip_missing = false;  // a name a unit lacks does not stop the look-up of the next ones there
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages (dwarf::language_code)
   std::vector<uint16_t> lang_exclude;    // --lang_exclude
   // When not empty, only these structs and unions ("struct NAME", "union NAME") (btfdiff of a

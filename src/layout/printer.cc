@@ -145,7 +145,7 @@ std::string Printer::type_name(uint32_t index, size_t limit) const {
     }
     case TKind::Array: case TKind::Annotation: return type_name(ty.type, limit);
     case TKind::Func: ftype_fprintf(index, nullptr, false, false, 0, true, s); break;
-    case TKind::Struct: s = std::string(ty.is_class ? "class " : "struct ") + std::string(ty.name); break;
+    case TKind::Struct: s = std::string(ty.is_class && !options_.classes_as_structs ? "class " : "struct ") + std::string(ty.name); break;
     case TKind::Union: s = "union " + std::string(ty.name); break;
     case TKind::Enum: s = "enum " + std::string(ty.name); break;
     case TKind::Typedef: s = std::string(ty.name); break;
@@ -523,7 +523,7 @@ size_t Printer::type_fprintf(uint32_t type, const std::string* name, const Conf&
         return o.size() - start;
       case TKind::Struct:
         if ((!ty.name.empty() && !expand_types) || expanding_[type]) {
-          o += ty.is_class ? "class " : "struct ";
+          o += ty.is_class && !options_.classes_as_structs ? "class " : "struct ";
           left(o, ty.name, tconf.type_spacing - 7);
           o += ' ';
           if (name) o += *name;
@@ -702,7 +702,7 @@ size_t Printer::member_fprintf(uint32_t mi, bool union_member, uint32_t type, Co
     if (!union_member) sconf.base_offset = offset;
   }
   if (member.bitfield_offset < 0) offset += member.byte_size;
-  size_t printed_cacheline = cacheline_boundary(conf, offset, o);
+  size_t printed_cacheline = options_.quiet ? 0 : cacheline_boundary(conf, offset, o);
   size_t start = o.size();
   if (member.is_static) o += "static ";
   const Type& ty = table_.t(type);
@@ -822,7 +822,7 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
     o += cconf.prefix;
     o += ' ';
   }
-  o += ty.is_class ? "class" : "struct";
+  o += ty.is_class && !options_.classes_as_structs ? "class" : "struct";
   if (!ty.name.empty()) {
     o += ' ';
     o += ty.name;
@@ -834,7 +834,8 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
   find_holes(index);
   const ClassInfo& c = info_[index];
   o += " {\n";
-  if (c.pre_bit_hole > 0) {
+  const bool comments = !options_.quiet;
+  if (c.pre_bit_hole > 0 && comments) {
     if (!newline++) o += '\n';
     tabs(o, cconf.indent);
     std::snprintf(buf, sizeof buf, "/* XXX %d bit%s hole, try to pack */\n", c.pre_bit_hole,
@@ -842,7 +843,7 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
     o += buf;
     sum_bit_holes += static_cast<uint32_t>(c.pre_bit_hole);
   }
-  if (c.pre_hole > 0) {
+  if (c.pre_hole > 0 && comments) {
     if (!newline++) o += '\n';
     tabs(o, cconf.indent);
     std::snprintf(buf, sizeof buf, "/* XXX %d byte%s hole, try to pack */\n", c.pre_hole, c.pre_hole != 1 ? "s" : "");
@@ -880,12 +881,14 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
       }
       if (pos.byte_offset < last->byte_offset ||
           (pos.byte_offset == last->byte_offset && last->bitfield_size == 0 && pos.bitfield_size != 0)) {
-        if (!newline++) o += '\n';
-        tabs(o, cconf.indent);
-        o += "/* Bitfield combined with previous fields */\n";
+        if (comments) {
+          if (!newline++) o += '\n';
+          tabs(o, cconf.indent);
+          o += "/* Bitfield combined with previous fields */\n";
+        }
       } else {
         int64_t cc_last_size = static_cast<int64_t>(pos.byte_offset) - static_cast<int64_t>(last->byte_offset);
-        if (cc_last_size > 0 && static_cast<size_t>(cc_last_size) < last_size) {
+        if (cc_last_size > 0 && static_cast<size_t>(cc_last_size) < last_size && comments) {
           if (!newline++) o += '\n';
           tabs(o, cconf.indent);
           o += "/* Bitfield combined with next fields */\n";
@@ -901,8 +904,8 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
     size_t size = pos.byte_size;
     tabs(o, cconf.indent);
     member_fprintf(mi, false, pos.type, cconf, o);
-    if (pos.type && is_struct(pos.type)) member_type_holes(pos.type, mth, newline, cconf, o);
-    if (pos.bit_hole != 0) {
+    if (pos.type && is_struct(pos.type) && comments) member_type_holes(pos.type, mth, newline, cconf, o);
+    if (pos.bit_hole != 0 && comments) {
       if (!newline++) o += '\n';
       o += '\n';
       tabs(o, cconf.indent);
@@ -911,7 +914,7 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
       o += buf;
       sum_bit_holes += static_cast<uint32_t>(pos.bit_hole);
     }
-    if (pos.hole > 0) {
+    if (pos.hole > 0 && comments) {
       if (!newline++) o += '\n';
       o += '\n';
       tabs(o, cconf.indent);
@@ -1133,12 +1136,21 @@ size_t Printer::typedef_fprintf(uint32_t index, const Conf& conf, std::string& o
   return o.size() - start;
 }
 
+// The conf_fprintf pahole's options make for a type printed on its own.
+Printer::Conf Printer::top_conf() const {
+  Conf conf;
+  conf.expand_types = options_.expand_types;
+  conf.emit_stats = !options_.quiet;
+  conf.suppress_offset_comment = options_.quiet;
+  conf.rel_offset = options_.rel_offset;
+  return conf;
+}
+
 void Printer::print_named(uint32_t index, std::string& out) {
   const Type& ty = table_.t(index);
   if (ty.kind != TKind::Enum && ty.kind != TKind::Typedef) return print_class(index, out);
   limit_text(out);
-  Conf conf;
-  conf.expand_types = options_.expand_types;
+  Conf conf = top_conf();
   if (options_.expand_types) conf.name_spacing = 55;
   if (ty.kind == TKind::Enum)
     enum_fprintf(index, conf, out);
@@ -1149,8 +1161,7 @@ void Printer::print_named(uint32_t index, std::string& out) {
 
 void Printer::print_class(uint32_t index, std::string& out) {
   limit_text(out);
-  Conf conf;
-  conf.expand_types = options_.expand_types;
+  Conf conf = top_conf();
   if (options_.expand_types)
     conf.name_spacing = 55;
   else

@@ -27,6 +27,11 @@ struct PrintOptions {
   bool suppress_packed = false;
   bool expand_types = false;
   bool hex = false;  // --hex: member offsets and sizes, enumerator values
+  // -q: no comments (holes, cacheline boundaries, "Bitfield combined"),
+  // no offset comments and no statistics: what is left reads as C.
+  bool quiet = false;
+  bool rel_offset = false;          // -r: offsets inside nested structs from their start
+  bool classes_as_structs = false;  // a C++ class printed as "struct"
 };
 
 class Printer {
@@ -51,9 +56,14 @@ class Printer {
   const ClassInfo& holes(uint32_t index);
   // class__has_hole_ge(): a byte hole of at least `size` after a member.
   bool has_hole_ge(uint32_t index, uint32_t size);
+  // class__infer_packed_attributes(): a struct packed by its layout.
+  bool is_packed(uint32_t index) { return infer_packed(index); }
+  // class__has_flexible_array(): the last member an array of no elements.
+  bool has_flexible_array(uint32_t index);
 
  private:
   struct Conf;
+  Conf top_conf() const;
   size_t type_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
   size_t array_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
   size_t union_decl_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
@@ -74,7 +84,6 @@ class Printer {
   void union_infer_packed(uint32_t index);
   void check_unnatural(uint32_t index);
   uint32_t natural_alignment(uint32_t index);
-  bool has_flexible_array(uint32_t index);
   bool has_embedded_flexible_array(uint32_t index);
   bool is_struct(uint32_t i) const { return table_.t(i).kind == TKind::Struct; }
   bool is_union(uint32_t i) const { return table_.t(i).kind == TKind::Union; }

@@ -58,6 +58,8 @@ struct uses_small { long l; struct small_pad sp; };
 struct holes v1; struct bits v2; struct packed v3; struct aligned v4; struct uses_inner v5; struct nested v6;
 struct flex *v7; struct flex_in *v8; struct zero *v9; struct big v10; struct fp v11; union u v12;
 struct uses_tdef v13; struct uses_small v14;
+/* holes held two levels down (-i -d), pointed to (-f) */
+struct outer { int o; struct uses_inner ui; struct holes *hp; struct holes h2; } v15;
 /* a struct local to a function: printed with --show_private_classes only */
 int f(void) { struct local { int z; char q; } l = {1, 2}; return l.z + l.q; }
 )";
@@ -153,6 +155,51 @@ TEST_F(LayoutFixture, HexMatchesPahole) {
   expect_same("--hex", *object_);
   expect_same("--hex -E", *object_, true);
   expect_same("--hex -F btf", *btf_);
+}
+// -q: no comments, offsets or summaries; -r: offsets inside nested
+// structs from their start; -M and --classes_as_structs: nothing to change
+// in C.
+TEST_F(LayoutFixture, QuietAndRelativeOffsetsMatchPahole) {
+  for (std::string opts : {"-q", "-r", "-M", "--classes_as_structs", "-q --hex", "-q --structs -y h"}) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, *object_);
+    expect_same(opts + " -F btf", *btf_);
+  }
+  expect_same("-q -E", *object_, true);
+  expect_same("-r -E", *object_, true);
+  expect_same("-q -C holes,nested,tdef_t", *object_);
+  RunResult q = run_btfc("layout -q " + *object_);
+  ASSERT_EQ(q.status, 0) << q.err;
+  EXPECT_NE(q.out.find("struct holes {\n\tchar                       a;\n"), std::string::npos) << q.out;
+  // pahole -q keeps one kind of comment only: before a bitfield padding it
+  // prints.
+  std::regex comment(R"(/\*.*\*/)");
+  std::string others = std::regex_replace(q.out, std::regex(R"(/\* Force alignment to the next boundary: \*/)"), "");
+  EXPECT_FALSE(std::regex_search(others, comment)) << q.out;
+}
+// --packed and --with_flexible_array select as pahole's inference does.
+TEST_F(LayoutFixture, PackedAndFlexibleMatchPahole) {
+  for (std::string opts : {"--packed", "--with_flexible_array", "--with_flexible_array --structs"}) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, *object_);
+    expect_same(opts + " -s", *object_);
+    expect_same(opts + " -F btf", *btf_);
+  }
+  RunResult p = run_btfc("layout --packed -s " + *object_);
+  EXPECT_EQ(p.out, "packed\t13\t0\n");
+}
+// -i NAME: the structs and unions holding a NAME (-d: and where inside
+// them); -f NAME: the members pointing to one. pahole looks in the first
+// unit that has NAME.
+TEST_F(LayoutFixture, ContainersAndPointersMatchPahole) {
+  for (std::string opts : {"-i holes", "-d -i holes", "--contains=holes --unions", "-i tdef_t", "-f holes",
+                           "-f fp", "--find_pointers_to=holes,fp -x o"}) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, *object_);
+    expect_same(opts + " -F btf", *btf_);
+  }
+  RunResult d = run_btfc("layout -d -i holes " + *object_);
+  EXPECT_NE(d.out.find("outer\n  uses_inner\n"), std::string::npos) << d.out;
 }
 TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
 TEST_F(LayoutFixture, SortedBtfMatchesPahole) { expect_same("-F btf --sort", *btf_); }
