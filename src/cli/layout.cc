@@ -214,6 +214,8 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--show_only_data_members") {}
   else if (name == "--recursive") o.recursive = true;
   else if (name == "--skip_missing") o.skip_missing = true;
+  else if (name == "--anon_include") o.anon_include = true;
+  else if (name == "--nested_anon_include") o.nested_anon_include = true;
   else return false;
   return true;
 }
@@ -260,6 +262,8 @@ std::string_view long_name(char letter) {
     case 'z': return "--hole_size_ge";
     case 't': return "--separator";
     case 'q': return "--quiet";
+    case 'a': return "--anon_include";
+    case 'A': return "--nested_anon_include";
     case 'r': return "--rel_offset";
     case 'M': return "--show_only_data_members";
     case 'd': return "--recursive";
@@ -370,6 +374,8 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "                                NAME (-d, --recursive: and where in them)\n"
                             "  -f, --find_pointers_to NAME   STRUCT: MEMBER for members pointing to NAME\n"
                             "  --skip_missing                a -C name a unit lacks does not stop it\n"
+                            "  -a, --anon_include            anonymous structs too, as their typedef's\n"
+                            "  -A, --nested_anon_include     with -a, those without a typedef too\n"
                             "  -x, --exclude PREFIX          not the types whose name starts with PREFIX\n"
                             "  -y, --prefix_filter PREFIX    only the types whose name starts with PREFIX\n"
                             "  -H, --holes N, --bit_holes N  only structs with at least N byte (bit) holes\n"

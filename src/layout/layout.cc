@@ -26,20 +26,29 @@ struct Candidate {
     uint32_t bit_offset, bitfield_size;
   };
   std::vector<M> members;
+  bool anonymous = false;  // -a
+  uint32_t alias = 0;      // an anonymous one's first typedef, if any
   bool winner = false;
   std::string text;
 };
 
 void put_u32(std::string& k, uint32_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
-bool wanted(const Table& t, uint32_t i, const LayoutOptions& o) {
+// printf("%s", name) of pahole, whose NULL glibc prints so.
+std::string_view name_or_null(std::string_view name) { return name.empty() ? "(null)" : name; }
+
+// class__filter's tests of the type: kind, scope, name. An anonymous one
+// (-a) is tested by the name of `alias`, its first typedef, and passes
+// the prefix tests when it has none.
+bool wanted(const Table& t, uint32_t i, const LayoutOptions& o, uint32_t alias = 0) {
   const Type& ty = t.t(i);
   if (o.just_unions && ty.kind != TKind::Union) return false;
   if (o.just_structs && ty.kind != TKind::Struct) return false;
   if (!ty.top_level && !o.show_private_classes) return false;
-  if (ty.declaration || ty.name.empty()) return false;
-  if (!o.exclude_prefix.empty() && ty.name.starts_with(o.exclude_prefix)) return false;
-  if (!o.include_prefix.empty() && !ty.name.starts_with(o.include_prefix)) return false;
+  if (ty.declaration || (ty.name.empty() && !o.anon_include)) return false;
+  const std::string_view name = ty.name.empty() && alias ? t.t(alias).name : ty.name;
+  if (!o.exclude_prefix.empty() && !name.empty() && name.starts_with(o.exclude_prefix)) return false;
+  if (!o.include_prefix.empty() && !name.empty() && !name.starts_with(o.include_prefix)) return false;
   if (!o.only_names.empty() &&
       !o.only_names.count((ty.kind == TKind::Union ? "union " : "struct ") + std::string(ty.name)))
     return false;
@@ -81,10 +90,25 @@ std::string plain_key(const Table& t, uint32_t i) {
 
 void make_candidates(const Table& t, const LayoutOptions& o, std::vector<Candidate>& out) {
   Printer names(t, o);
+  // -a: by type, its first typedef in the table (cu__find_first_typedef_of_type).
+  std::vector<uint32_t> first_typedef;
+  if (o.anon_include) {
+    first_typedef.assign(t.types.size(), 0);
+    for (size_t i = t.types.size(); i-- > 1;)
+      if (t.types[i].kind == TKind::Typedef && t.types[i].type < t.types.size()) first_typedef[t.types[i].type] = i;
+  }
   for (uint32_t i : t.classes) {
-    if (!wanted(t, i, o) || !layout_wanted(t, i, o, names)) continue;
     const Type& ty = t.t(i);
+    const uint32_t alias = ty.name.empty() && o.anon_include ? first_typedef[i] : 0;
+    if (!wanted(t, i, o, alias) || !layout_wanted(t, i, o, names)) continue;
     Candidate c;
+    if (ty.name.empty()) {
+      // pahole's class_formatter prints one inside its user unless -A;
+      // the one-line formatters list it as "(null)".
+      if (o.listing == LayoutOptions::Listing::Layouts && !alias && !o.nested_anon_include) continue;
+      c.anonymous = true;
+      c.alias = alias;
+    }
     c.index = i;
     c.empty = ty.count == 0;
     c.plain_key = plain_key(t, i);
@@ -160,6 +184,12 @@ class Selector {
   explicit Selector(const LayoutOptions& o) : o_(o) {}
 
   void offer(Candidate& c) {
+    if (c.anonymous) {
+      // Never among the printed structures; with --sort, whose printing
+      // walks those, never printed.
+      c.winner = !o_.sort;
+      return;
+    }
     if (!o_.sort) {
       c.winner = plain_.insert(c.plain_key).second;
       return;
@@ -189,10 +219,11 @@ struct Printed {
 };
 
 // What the listing shows of one struct or union (LayoutOptions::Listing).
-void print_entry(Printer& p, const Table& t, const LayoutOptions& o, uint32_t index, std::string& text) {
-  if (o.listing == LayoutOptions::Listing::Layouts) return p.print_class(index, text);
+void print_entry(Printer& p, const Table& t, const LayoutOptions& o, const Candidate& c, std::string& text) {
+  const uint32_t index = c.index;
+  if (o.listing == LayoutOptions::Listing::Layouts) return p.print_class(index, text, t.t(c.alias).name);
   const Type& ty = t.t(index);
-  text.append(ty.name);
+  text.append(name_or_null(ty.name));
   switch (o.listing) {
     case LayoutOptions::Listing::Layouts: case LayoutOptions::Listing::Names:
       break;
@@ -279,9 +310,6 @@ void find_named(const Table& t, const LayoutOptions& o, const std::vector<std::s
 bool listable(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
   return !t.t(i).name.empty() && wanted(t, i, o) && layout_wanted(t, i, o, p);
 }
-
-// printf("%s", type__name()) of pahole, whose NULL glibc prints so.
-std::string_view name_or_null(std::string_view name) { return name.empty() ? "(null)" : name; }
 
 // type__print_containers(): `type` when some of its members are of type
 // `wanted` (the very index: a typedef of it is another type), then with
@@ -477,7 +505,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
       if (!any) return;
       Printer p(*tables[j], o);
       for (Candidate& c : cands[j])
-        if (c.winner) print_entry(p, *tables[j], o, c.index, c.text);
+        if (c.winner) print_entry(p, *tables[j], o, c, c.text);
     });
     for (size_t j = 0; j < n; ++j)
       for (Candidate& c : cands[j])
@@ -549,7 +577,7 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
   for (Candidate& c : cands) {
     if (!c.winner) continue;
     Printed pr;
-    if (c.text.empty() || o.listing != LayoutOptions::Listing::Layouts) print_entry(p, t, o, c.index, pr.text);
+    if (c.text.empty() || o.listing != LayoutOptions::Listing::Layouts) print_entry(p, t, o, c, pr.text);
     else pr.text = std::move(c.text);
     pr.key = std::move(c);
     printed.push_back(std::move(pr));

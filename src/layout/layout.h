@@ -49,6 +49,10 @@ struct LayoutOptions : PrintOptions {
   std::string exclude_prefix, include_prefix;
   uint32_t min_holes = 0, min_bit_holes = 0, hole_size_ge = 0;
   bool show_private_classes = false;
+  // -a: anonymous structs and unions too, each time a unit has one (never
+  // merged, never with --sort): as "typedef struct {...} NAME;" for the
+  // first typedef of one, and with -A also those no typedef names.
+  bool anon_include = false, nested_anon_include = false;
   std::vector<std::string> class_names;  // -C: only these types (structs, unions, enums, typedefs)
   // With class_names, what is printed of each type found: the type (-C);
   // the structs and unions with a member of that type (-i, with -d the

@@ -1159,9 +1159,14 @@ void Printer::print_named(uint32_t index, std::string& out) {
   out += ";\n";
 }
 
-void Printer::print_class(uint32_t index, std::string& out) {
+void Printer::print_class(uint32_t index, std::string& out, std::string_view typedef_name) {
   limit_text(out);
   Conf conf = top_conf();
+  const std::string alias(typedef_name);
+  if (!alias.empty()) {
+    conf.prefix = "typedef";
+    conf.suffix = &alias;
+  }
   if (options_.expand_types)
     conf.name_spacing = 55;
   else

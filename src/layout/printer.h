@@ -38,8 +38,9 @@ class Printer {
  public:
   Printer(const Table& table, const PrintOptions& options);
 
-  // One struct or union as `pahole` prints it (tag__fprintf + ";\n").
-  void print_class(uint32_t index, std::string& out);
+  // One struct or union as `pahole` prints it (tag__fprintf + ";\n");
+  // an anonymous one with a typedef name as "typedef struct {...} NAME;".
+  void print_class(uint32_t index, std::string& out, std::string_view typedef_name = {});
   // What `pahole -C NAME` prints for the type it found: a struct or union
   // as above, an enum with its enumerators, a typedef as a declaration
   // (`typedef __u32 u32;`, with an anonymous struct or enum spelled out).

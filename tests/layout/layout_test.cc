@@ -201,6 +201,19 @@ TEST_F(LayoutFixture, ContainersAndPointersMatchPahole) {
   RunResult d = run_btfc("layout -d -i holes " + *object_);
   EXPECT_NE(d.out.find("outer\n  uses_inner\n"), std::string::npos) << d.out;
 }
+// -a: anonymous structs and unions too, a typedef's as "typedef struct
+// {...} NAME;", with -A those of no typedef; each unit's, never merged.
+TEST_F(LayoutFixture, AnonymousMatchPahole) {
+  for (std::string opts : {"-a", "-a -A", "-a -s", "-a -A -n", "--anon_include --unions", "-a -y t", "-a -x t",
+                           "-a --sort", "-a -q"}) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, *object_);
+    expect_same(opts + " -F btf", *btf_);
+  }
+  RunResult a = run_btfc("layout -a " + *object_);
+  EXPECT_NE(a.out.find("typedef struct {\n\tint                        a;"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("} tdef_t;\n"), std::string::npos) << a.out;
+}
 TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
 TEST_F(LayoutFixture, SortedBtfMatchesPahole) { expect_same("-F btf --sort", *btf_); }
 TEST_F(LayoutFixture, BtfdiffBtfSideMatchesPahole) {
