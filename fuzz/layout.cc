@@ -2,7 +2,7 @@
 // first byte picks the side and the options (sort, -E, private classes,
 // flat arrays, the suppress flags, a cache line size, -C with a few
 // common names), the last byte more of them (-q, -r, --packed,
-// --with_flexible_array, -i or -f and -d, --skip_missing, -a, -A; it stays part of
+// --with_flexible_array, -i or -f and -d, --skip_missing, -a, -A, -V, -T; it stays part of
 // the input too); the rest is raw BTF (the -F btf side) or an ELF file with
 // DWARF (the -F dwarf side). Bad input must end in btfc::Error, never a
 // crash, a hang or unbounded memory: the layout code follows type chains
@@ -57,6 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.skip_missing = more & 0x80;
   o.anon_include = (more & 0x41) == 0x41;
   o.nested_anon_include = (more & 0x81) == 0x81;
+  o.verbose = (more & 0x0a) == 0x0a;
+  o.nr_definitions = (pick & 0x62) == 0x60;  // not with --sort, which the command line refuses
   try {
     if (pick & 0x01) {
       auto elf = elf::ElfFile::parse(rest, "fuzz");

@@ -135,8 +135,8 @@ bool has_format(const std::string& format, const elf::ElfFile* elf) {
 int print_layouts(LayoutRequest& r) {
   // pahole's --sort sorts layouts only: -s, -z, -n and -N list every
   // unit's structs then, unsorted and unmerged (1.24): no output to match.
-  if (r.options.listing != layout::LayoutOptions::Listing::Layouts && r.options.sort)
-    throw UsageError{"-s, -z, -n or -N with --sort is not supported"};
+  if ((r.options.listing != layout::LayoutOptions::Listing::Layouts || r.options.nr_definitions) && r.options.sort)
+    throw UsageError{"-s, -z, -n, -N or -T with --sort is not supported"};
   std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when it is ELF
   try {
     source = dwarf::dwarf_source(elf::ElfFile::open(r.file));
@@ -215,6 +215,8 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--recursive") o.recursive = true;
   else if (name == "--skip_missing") o.skip_missing = true;
   else if (name == "--anon_include") o.anon_include = true;
+  else if (name == "--nr_definitions") o.nr_definitions = true, o.listing = Listing::Nothing;
+  else if (name == "--verbose") o.verbose = true;
   else if (name == "--nested_anon_include") o.nested_anon_include = true;
   else return false;
   return true;
@@ -239,7 +241,8 @@ bool apply_valued(std::string_view name, const Value& value, LayoutRequest& r) {
   else if (name == "--cacheline_size") o.cacheline_size = parse_number(name, value(), 1u << 16);
   else if (name == "--hole_size_ge") {
     o.hole_size_ge = parse_number(name, value(), 65535);
-    o.listing = layout::LayoutOptions::Listing::Names;  // pahole lists the names then (without -V)
+    // pahole lists the names then, unless -V came before.
+    if (!o.verbose) o.listing = layout::LayoutOptions::Listing::Names;
   } else {
     return false;
   }
@@ -263,6 +266,8 @@ std::string_view long_name(char letter) {
     case 't': return "--separator";
     case 'q': return "--quiet";
     case 'a': return "--anon_include";
+    case 'T': return "--nr_definitions";
+    case 'V': return "--verbose";
     case 'A': return "--nested_anon_include";
     case 'r': return "--rel_offset";
     case 'M': return "--show_only_data_members";
@@ -374,6 +379,9 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "                                NAME (-d, --recursive: and where in them)\n"
                             "  -f, --find_pointers_to NAME   STRUCT: MEMBER for members pointing to NAME\n"
                             "  --skip_missing                a -C name a unit lacks does not stop it\n"
+                            "  -T, --nr_definitions          then NAME and the number of units defining it\n"
+                            "  -V, --verbose                 -i: the number of such members; -z after -V\n"
+                            "                                filters without listing names\n"
                             "  -a, --anon_include            anonymous structs too, as their typedef's\n"
                             "  -A, --nested_anon_include     with -a, those without a typedef too\n"
                             "  -x, --exclude PREFIX          not the types whose name starts with PREFIX\n"

@@ -191,13 +191,18 @@ class Selector {
       return;
     }
     if (!o_.sort) {
-      c.winner = plain_.insert(c.plain_key).second;
+      auto [it, fresh] = plain_.emplace(c.plain_key, definitions_.size());
+      c.winner = fresh;
+      if (fresh)
+        definitions_.push_back({c.plain_key.substr(0, c.plain_key.find('\0')), 1});
+      else
+        ++definitions_[it->second].second;
       return;
     }
     // --sort: structures__add keeps every non-empty copy (and notes that a
     // re-sort is needed when two share the plain key); empty ones are
     // de-duplicated by name and size. The re-sort then drops equal keys.
-    bool fresh_plain = plain_.insert(c.plain_key).second;
+    bool fresh_plain = plain_.emplace(c.plain_key, 0).second;
     if (c.empty && !fresh_plain) return;
     if (!c.empty && !fresh_plain) need_resort_ = true;
     if (empty_names_.count(c.name)) return;  // an empty struct of this name compares equal to all
@@ -206,10 +211,19 @@ class Selector {
     c.winner = true;
   }
   bool need_resort() const { return need_resort_; }
+  // -T's list: each layout's name and how many units define it, in the
+  // order first met (without --sort).
+  std::string definitions(char separator) const {
+    std::string out;
+    for (const auto& [name, count] : definitions_) out += name + separator + std::to_string(count) + '\n';
+    return out;
+  }
 
  private:
   const LayoutOptions& o_;
-  std::unordered_set<std::string> plain_, sorted_, empty_names_;
+  std::unordered_map<std::string, size_t> plain_;  // the key -> its entry in definitions_
+  std::vector<std::pair<std::string, uint32_t>> definitions_;
+  std::unordered_set<std::string> sorted_, empty_names_;
   bool need_resort_ = false;
 };
 
@@ -222,10 +236,13 @@ struct Printed {
 void print_entry(Printer& p, const Table& t, const LayoutOptions& o, const Candidate& c, std::string& text) {
   const uint32_t index = c.index;
   if (o.listing == LayoutOptions::Listing::Layouts) return p.print_class(index, text, t.t(c.alias).name);
+  if (o.listing == LayoutOptions::Listing::Nothing) return;
   const Type& ty = t.t(index);
   text.append(name_or_null(ty.name));
   switch (o.listing) {
     case LayoutOptions::Listing::Layouts: case LayoutOptions::Listing::Names:
+      break;
+    case LayoutOptions::Listing::Nothing:
       break;
     case LayoutOptions::Listing::Sizes: {
       const unsigned holes = ty.kind == TKind::Union ? 0 : p.holes(index).nr_holes;  // a union has none
@@ -242,7 +259,8 @@ void print_entry(Printer& p, const Table& t, const LayoutOptions& o, const Candi
   text += '\n';
 }
 
-void finish(std::vector<Printed>& printed, const LayoutOptions& o, bool need_resort, std::string& out) {
+void finish(std::vector<Printed>& printed, const LayoutOptions& o, const Selector& sel, std::string& out) {
+  const bool need_resort = sel.need_resort();
   if (o.sort) {
     std::stable_sort(printed.begin(), printed.end(), [&](const Printed& a, const Printed& b) {
       if (o.total_order) return compare_total(a.key, b.key) < 0;
@@ -254,6 +272,7 @@ void finish(std::vector<Printed>& printed, const LayoutOptions& o, bool need_res
   for (const Printed& p : printed) total += p.text.size();
   out.reserve(total);
   for (const Printed& p : printed) out += p.text;
+  if (o.nr_definitions) out += sel.definitions(o.separator);
 }
 
 bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
@@ -336,6 +355,7 @@ struct Containers {
     if (ident == 0 && !seen.insert(plain_key(t, type)).second) return;
     out.append(std::min(ident * 2, 127), ' ');
     out += name_or_null(ty.name);
+    if (o.verbose) out += ": " + std::to_string(n);
     out += '\n';
     ++lines;
     if (!o.recursive) return;
@@ -517,7 +537,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
         }
   }
   std::string out;
-  finish(printed, o, sel.need_resort(), out);
+  finish(printed, o, sel, out);
   return out;
 }
 
@@ -583,7 +603,7 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
     printed.push_back(std::move(pr));
   }
   std::string out;
-  finish(printed, o, sel.need_resort(), out);
+  finish(printed, o, sel, out);
   return out;
 }
 

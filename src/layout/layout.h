@@ -34,9 +34,13 @@ struct LayoutOptions : PrintOptions {
   // What the listing shows of each struct or union: its layout; with -s
   // "NAME\tSIZE\tHOLES" (pahole's size formatter); with -z its name alone
   // (the class name formatter); with -n "NAME\tMEMBERS"; with -N
-  // "NAME\tNAME_LENGTH". The last of them given decides; -t sets the
-  // separator.
-  enum class Listing { Layouts, Sizes, Names, Members, NameLengths } listing = Listing::Layouts;
+  // "NAME\tNAME_LENGTH"; with -T nothing (-T's own list follows). The
+  // last of them given decides; -t sets the separator.
+  enum class Listing { Layouts, Sizes, Names, Members, NameLengths, Nothing } listing = Listing::Layouts;
+  // -T: after the listing, "NAME\tN" for each struct and union, N the
+  // number of units defining that layout (pahole's nr_definitions).
+  bool nr_definitions = false;
+  bool verbose = false;  // -V: -i says how many members of the type each struct has
   char separator = '\t';
   // pahole's filters of the listing (class__filter), applied to each
   // struct or union before the same-name ones are merged: --structs and

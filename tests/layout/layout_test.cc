@@ -214,6 +214,25 @@ TEST_F(LayoutFixture, AnonymousMatchPahole) {
   EXPECT_NE(a.out.find("typedef struct {\n\tint                        a;"), std::string::npos) << a.out;
   EXPECT_NE(a.out.find("} tdef_t;\n"), std::string::npos) << a.out;
 }
+// -T: then each layout's name and the number of units defining it; -V:
+// with -i each container's count of such members, and before -z no
+// switch to listing names.
+TEST_F(LayoutFixture, DefinitionsAndVerboseMatchPahole) {
+  // Two units, which share `struct holes` and nothing else.
+  std::string second = compile_c("layout_second", "struct holes { char a; int b; char c; long d; short e; };\n"
+                                 "struct other { int z; };\nstruct holes w1; struct other w2;\n", "gcc -g -O0 -c");
+  std::string both = scratch_dir() + "/layout_both.o";
+  ASSERT_EQ(run("ld -r -o " + both + " " + *object_ + " " + second).status, 0);
+  for (std::string opts : {"-T", "-T -s", "-s -T", "-T -x h", "-V -z 2", "-z 2 -V", "-V -i holes", "-V -d -i holes"}) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, both);
+  }
+  expect_same("-T -F btf", *btf_);
+  RunResult p = run("/usr/bin/pahole -T " + both);
+  EXPECT_EQ(p.out.rfind("holes\t2\n", 0), 0u) << p.out;
+  EXPECT_NE(p.out.find("\nother\t1\n"), std::string::npos) << p.out;
+  EXPECT_EQ(run_btfc("layout -T --sort " + both).status, 2);
+}
 TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
 TEST_F(LayoutFixture, SortedBtfMatchesPahole) { expect_same("-F btf --sort", *btf_); }
 TEST_F(LayoutFixture, BtfdiffBtfSideMatchesPahole) {
