@@ -137,6 +137,7 @@ int print_layouts(LayoutRequest& r) {
   // unit's structs then, unsorted and unmerged (1.24): no output to match.
   if ((r.options.listing != layout::LayoutOptions::Listing::Layouts || r.options.nr_definitions) && r.options.sort)
     throw UsageError{"-s, -z, -n, -N or -T with --sort is not supported"};
+  r.options.file_name = r.file;
   std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when it is ELF
   try {
     source = dwarf::dwarf_source(elf::ElfFile::open(r.file));
@@ -217,6 +218,8 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--anon_include") o.anon_include = true;
   else if (name == "--nr_definitions") o.nr_definitions = true, o.listing = Listing::Nothing;
   else if (name == "--verbose") o.verbose = true;
+  else if (name == "--first_obj_only") o.first_obj_only = true;
+  else if (name == "--defined_in") o.defined_in = true;
   else if (name == "--nested_anon_include") o.nested_anon_include = true;
   else return false;
   return true;
@@ -239,6 +242,7 @@ bool apply_valued(std::string_view name, const Value& value, LayoutRequest& r) {
   else if (name == "--lang") add_langs(o.lang_include, value());
   else if (name == "--lang_exclude") add_langs(o.lang_exclude, value());
   else if (name == "--cacheline_size") o.cacheline_size = parse_number(name, value(), 1u << 16);
+  else if (name == "--cu_exclude") o.cu_exclude = value();
   else if (name == "--hole_size_ge") {
     o.hole_size_ge = parse_number(name, value(), 65535);
     // pahole lists the names then, unless -V came before.
@@ -268,6 +272,8 @@ std::string_view long_name(char letter) {
     case 'a': return "--anon_include";
     case 'T': return "--nr_definitions";
     case 'V': return "--verbose";
+    case 'X': return "--cu_exclude";
+    case 'u': return "--defined_in";
     case 'A': return "--nested_anon_include";
     case 'r': return "--rel_offset";
     case 'M': return "--show_only_data_members";
@@ -395,6 +401,9 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  --cacheline_size=N            cache line size for the markers (default 64)\n"
                             "  --lang=LIST, --lang_exclude=LIST\n"
                             "                                only / not the units of these languages\n"
+                            "  -X, --cu_exclude PREFIX       not the units whose name starts with PREFIX\n"
+                            "  --first_obj_only              the first unit only\n"
+                            "  -u, --defined_in              with -C: the unit each type is found in\n"
                             "  -j[N], --jobs[=N]             N threads reading DWARF\n"}};
 RegisterCommand reg_btfdiff{{"btfdiff", "btfdiff [--base BASE] FILE [BTF]",
                              "diff the DWARF and BTF layouts of FILE (exit 1 if they differ)", run_btfdiff,

@@ -275,13 +275,27 @@ void finish(std::vector<Printed>& printed, const LayoutOptions& o, const Selecto
   if (o.nr_definitions) out += sel.definitions(o.separator);
 }
 
+// cu__filter() (-X), for DWARF units and for a BTF file's one unit.
+bool unit_name_wanted(std::string_view name, const LayoutOptions& o) {
+  return o.cu_exclude.empty() || (!name.empty() && !name.starts_with(o.cu_exclude));
+}
+
 bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
-  if (u.root_tag != dwarf::DW_TAG_compile_unit) return false;
+  if (u.root_tag != dwarf::DW_TAG_compile_unit || !unit_name_wanted(u.name, o)) return false;
   if (!o.lang_include.empty() &&
       std::find(o.lang_include.begin(), o.lang_include.end(), u.language) == o.lang_include.end())
     return false;
   if (std::find(o.lang_exclude.begin(), o.lang_exclude.end(), u.language) != o.lang_exclude.end()) return false;
   return true;
+}
+
+// The units pahole reads, in order.
+std::vector<size_t> wanted_units(const dwarf::DwarfFile& dw, const LayoutOptions& o) {
+  const auto& units = dw.units();
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < units.size() && !(o.first_obj_only && !todo.empty()); ++i)
+    if (unit_wanted(units[i], o)) todo.push_back(i);
+  return todo;
 }
 
 // ---- -C: pahole's class_names path -------------------------------------------
@@ -393,12 +407,13 @@ void print_pointers_to(const Table& t, const LayoutOptions& o, Printer& p, uint3
   }
 }
 
-// One unit's turn: prints what pahole prints from it and drops those names
-// from `pending`. `names`/`found` are the look-up results for this table;
-// `seen` the structs -i and -f have listed.
-void print_named_from(const Table& t, const LayoutOptions& o, const std::vector<std::string>& names,
-                      const std::vector<uint32_t>& found, std::vector<std::string>& pending,
-                      std::unordered_set<std::string>& seen, std::string& out) {
+// One unit's turn (`unit_name`: its DW_AT_name, or the BTF file's name):
+// prints what pahole prints from it and drops those names from `pending`.
+// `names`/`found` are the look-up results for this table; `seen` the
+// structs -i and -f have listed.
+void print_named_from(const Table& t, std::string_view unit_name, const LayoutOptions& o,
+                      const std::vector<std::string>& names, const std::vector<uint32_t>& found,
+                      std::vector<std::string>& pending, std::unordered_set<std::string>& seen, std::string& out) {
   std::unique_ptr<Printer> printer;
   for (size_t at = 0; at < pending.size();) {
     uint32_t index = 0;
@@ -411,6 +426,13 @@ void print_named_from(const Table& t, const LayoutOptions& o, const std::vector<
       if (!o.skip_missing) return;
       ++at;
       continue;
+    }
+    if (o.defined_in) {
+      // The unit's name, and on to the next unit (pahole's goto dump_it).
+      out += name_or_null(unit_name);
+      out += '\n';
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(at));
+      return;
     }
     if (!printer) printer = std::make_unique<Printer>(t, o);
     switch (o.search) {
@@ -434,9 +456,7 @@ void print_named_from(const Table& t, const LayoutOptions& o, const std::vector<
 std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const LayoutOptions& o,
                         std::string* missing) {
   const auto& units = dw.units();
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < units.size(); ++i)
-    if (unit_wanted(units[i], o)) todo.push_back(i);
+  const std::vector<size_t> todo = wanted_units(dw, o);
   std::vector<std::string> pending = o.class_names;
   std::unordered_set<std::string> seen;
   std::string out;
@@ -457,7 +477,7 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
       find_named(*tables[j], o, names, found[j]);
     });
     for (size_t j = 0; j < n && !pending.empty(); ++j)
-      print_named_from(*tables[j], o, names, found[j], pending, seen, out);
+      print_named_from(*tables[j], units[todo[begin + j]].name, o, names, found[j], pending, seen, out);
   }
   if (missing && !pending.empty()) *missing = pending.front();
   return out;
@@ -500,9 +520,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
                          std::string* missing) {
   if (!o.class_names.empty()) return named_dwarf(dw, little_endian, o, missing);
   const auto& units = dw.units();
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < units.size(); ++i)
-    if (unit_wanted(units[i], o)) todo.push_back(i);
+  const std::vector<size_t> todo = wanted_units(dw, o);
   Selector sel(o);
   std::vector<Printed> printed;
   const size_t chunk = std::max<size_t>(16, size_t{jobs()} * 16);
@@ -568,6 +586,10 @@ std::vector<bool> base_structs_used(const btf::Btf& b) {
 
 std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* missing) {
   Table t;
+  if (!unit_name_wanted(o.file_name, o)) {
+    if (missing && !o.class_names.empty()) *missing = o.class_names.front();
+    return {};
+  }
   build_btf_table(b, t, o.cacheline_size);
   if (!o.class_names.empty()) {
     // pahole's BTF loader makes one unit of the whole table.
@@ -576,7 +598,7 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
     find_named(t, o, pending, found);
     std::unordered_set<std::string> seen;
     std::string out;
-    print_named_from(t, o, o.class_names, found, pending, seen, out);
+    print_named_from(t, o.file_name, o, o.class_names, found, pending, seen, out);
     if (missing && !pending.empty()) *missing = pending.front();
     return out;
   }

@@ -68,6 +68,11 @@ struct LayoutOptions : PrintOptions {
   bool skip_missing = false;  // a name a unit lacks does not stop the look-up of the next ones there
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages (dwarf::language_code)
   std::vector<uint16_t> lang_exclude;    // --lang_exclude
+  std::string cu_exclude;                // -X: not the units whose name starts with this
+  bool first_obj_only = false;           // --first_obj_only: the first unit the filters leave only
+  bool defined_in = false;               // -u: with -C, the name of the unit each type is found in
+  // A BTF file is one unit to pahole, named FILE as given (for -u and -X).
+  std::string file_name;
   // When not empty, only these structs and unions ("struct NAME", "union NAME") (btfdiff of a
   // module: the split BTF side is limited to what the module's DWARF shows).
   std::unordered_set<std::string> only_names;

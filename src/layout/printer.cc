@@ -145,7 +145,9 @@ std::string Printer::type_name(uint32_t index, size_t limit) const {
     }
     case TKind::Array: case TKind::Annotation: return type_name(ty.type, limit);
     case TKind::Func: ftype_fprintf(index, nullptr, false, false, 0, true, s); break;
-    case TKind::Struct: s = std::string(ty.is_class && !options_.classes_as_structs ? "class " : "struct ") + std::string(ty.name); break;
+    case TKind::Struct:
+      s = std::string(ty.is_class && !options_.classes_as_structs ? "class " : "struct ") + std::string(ty.name);
+      break;
     case TKind::Union: s = "union " + std::string(ty.name); break;
     case TKind::Enum: s = "enum " + std::string(ty.name); break;
     case TKind::Typedef: s = std::string(ty.name); break;

@@ -710,7 +710,8 @@ TEST(Encode, PaholeMode) {
                                   "-F dwarf --flat_arrays --suppress_packed -CS " + obj, "-F btf,dwarf -C Bits " + obj,
                                   "--hex -C Bits,E " + obj, "-s " + obj, "--structs -x B -sH1 " + obj, "-z 1 " + obj,
                                   "-qrC Nest " + obj, "-di Inner " + obj, "-f Opaque " + obj, "--packed -s " + obj,
-                                  "--with_flexible_array -q " + obj, "--skip_missing -C None,S " + obj, "-aAs " + obj}) {
+                                  "--with_flexible_array -q " + obj, "--skip_missing -C None,S " + obj,
+                                  "-aAs " + obj}) {
     test::RunResult real = test::run("/usr/bin/pahole " + args);
     ASSERT_EQ(real.status, 0) << args << ": " << real.err;
     ASSERT_FALSE(real.out.empty()) << args;

@@ -216,8 +216,8 @@ TEST_F(LayoutFixture, AnonymousMatchPahole) {
 }
 // -T: then each layout's name and the number of units defining it; -V:
 // with -i each container's count of such members, and before -z no
-// switch to listing names.
-TEST_F(LayoutFixture, DefinitionsAndVerboseMatchPahole) {
+// switch to listing names; and the unit options.
+TEST_F(LayoutFixture, DefinitionsUnitsAndVerboseMatchPahole) {
   // Two units, which share `struct holes` and nothing else.
   std::string second = compile_c("layout_second", "struct holes { char a; int b; char c; long d; short e; };\n"
                                  "struct other { int z; };\nstruct holes w1; struct other w2;\n", "gcc -g -O0 -c");
@@ -232,6 +232,18 @@ TEST_F(LayoutFixture, DefinitionsAndVerboseMatchPahole) {
   EXPECT_EQ(p.out.rfind("holes\t2\n", 0), 0u) << p.out;
   EXPECT_NE(p.out.find("\nother\t1\n"), std::string::npos) << p.out;
   EXPECT_EQ(run_btfc("layout -T --sort " + both).status, 2);
+  // Units: -X (by name prefix), --first_obj_only, -u (where each -C name
+  // is found: the first unit with it, one name per unit).
+  const std::string first_unit = scratch_dir() + "/layout_fixture";
+  const std::vector<std::string> unit_options = {"-X " + first_unit + " -s", "--first_obj_only -s",
+                                                 "-X " + first_unit + " --first_obj_only -T", "-u -C holes,other",
+                                                 "-u -C other,holes", "-u -X " + first_unit + " -C holes"};
+  for (const std::string& opts : unit_options) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, both);
+  }
+  RunResult u = run_btfc("layout -u -C holes,other " + both);
+  EXPECT_EQ(u.out, first_unit + ".c\n" + scratch_dir() + "/layout_second.c\n");
 }
 TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
 TEST_F(LayoutFixture, SortedBtfMatchesPahole) { expect_same("-F btf --sort", *btf_); }
