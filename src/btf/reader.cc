@@ -770,27 +770,17 @@ BtfFile::~BtfFile() = default;
 
 BtfFile BtfFile::open(const std::string& path) {
   BtfFile f;
-  f.file = MappedFile::open(path);
-  Bytes bytes = f.file.bytes();
   // Either kind may come packed (foo.ko.xz): read from memory then.
-  if (const elf::Packing p = elf::packing_of(bytes); p != elf::Packing::None) {
-    try {
-      f.unpacked = elf::unpack(bytes, p);
-    } catch (Error& e) {
-      throw e.with_file(path);
-    }
-    f.file = MappedFile();
-    bytes = Bytes(f.unpacked.data(), f.unpacked.size());
-  }
-  if (is_raw_btf(bytes)) {
-    f.bytes = bytes;
+  f.contents = elf::FileBytes::open(path);
+  if (is_raw_btf(f.contents.bytes)) {
+    f.bytes = f.contents.bytes;
     return f;
   }
   // Either kind is welcome: say so, rather than "not an ELF file" to one
   // who gave a (damaged) raw BTF file.
-  if (!elf::is_elf(bytes))
+  if (!elf::is_elf(f.contents.bytes))
     throw Error("neither raw BTF (magic 0xeb9f) nor an ELF file").with_file(path);
-  f.elf = f.unpacked.size() ? elf::ElfFile::parse(bytes, path) : elf::ElfFile::open(path);
+  f.elf = elf::ElfFile::parse(std::move(f.contents), path);
   const elf::Section* s = f.elf->find_section(".BTF");
   if (!s) throw Error("no .BTF section (and not raw BTF)");
   f.bytes = f.elf->section_data(*s);

@@ -24,10 +24,9 @@
 #include <utility>
 
 #include "base/error.h"
-#include "base/mapped_file.h"
-#include "base/page_buffer.h"
 #include "base/reader.h"
 #include "btf/btf.h"
+#include "elf/packed.h"
 
 namespace btfc::elf {
 class ElfFile;
@@ -59,8 +58,7 @@ struct BtfFile {
   BtfFile(BtfFile&&) noexcept;
   ~BtfFile();
 
-  MappedFile file;                               // not mapped for a packed file
-  PageBuffer unpacked;                           // a packed file's contents
+  elf::FileBytes contents;                       // raw BTF's (an ELF file's are elf's)
   std::unique_ptr<elf::ElfFile> elf;             // null for raw BTF
   Bytes bytes;                                   // the BTF (.BTF's bytes in an ELF file)
   const elf::Section* distilled_base = nullptr;  // .BTF.base, if any

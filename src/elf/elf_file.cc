@@ -37,26 +37,19 @@ constexpr char kHeader[] = "ELF header";
 constexpr char kSectionHeaders[] = "section headers";
 }  // namespace
 
-std::unique_ptr<ElfFile> ElfFile::open(const std::string& path) {
+std::unique_ptr<ElfFile> ElfFile::open(const std::string& path) { return parse(FileBytes::open(path), path); }
+
+std::unique_ptr<ElfFile> ElfFile::parse(FileBytes contents, std::string path) {
   std::unique_ptr<ElfFile> f(new ElfFile);
-  f->file_ = MappedFile::open(path);
-  f->path_ = path;
-  f->bytes_ = f->file_.bytes();
+  f->contents_ = std::move(contents);
+  f->path_ = std::move(path);
+  f->bytes_ = f->contents_.bytes;
   try {
-    if (f->unpack()) f->file_ = MappedFile();  // read from memory now
     f->parse_header();
   } catch (Error& e) {
-    throw e.with_file(path);
+    throw e.with_file(f->path_);
   }
   return f;
-}
-
-bool ElfFile::unpack() {
-  packing_ = packing_of(bytes_);
-  if (packing_ == Packing::None) return false;
-  unpacked_ = elf::unpack(bytes_, packing_);
-  bytes_ = Bytes(unpacked_.data(), unpacked_.size());
-  return true;
 }
 
 void ElfFile::read_ahead(std::span<const std::string_view> names) const {
@@ -85,20 +78,17 @@ void ElfFile::read_ahead(std::span<const std::string_view> names) const {
   std::vector<ReadAhead::Range> ranges;
   for (const Section& s : sections_)
     if (wanted[s.index] && s.type != SHT_NOBITS) ranges.push_back({s.offset, s.size});
-  file_.read_ahead(std::move(ranges));
+  contents_.file.read_ahead(std::move(ranges));
 }
 
 std::unique_ptr<ElfFile> ElfFile::parse(Bytes bytes, std::string name) {
-  std::unique_ptr<ElfFile> f(new ElfFile);
-  f->path_ = std::move(name);
-  f->bytes_ = bytes;
+  FileBytes contents;
   try {
-    f->unpack();
-    f->parse_header();
+    contents = FileBytes::of(bytes);
   } catch (Error& e) {
-    throw e.with_file(f->path_);
+    throw e.with_file(name);
   }
-  return f;
+  return parse(std::move(contents), std::move(name));
 }
 
 bool is_elf(Bytes bytes) { return bytes.size() >= 4 && std::memcmp(bytes.data(), "\x7f" "ELF", 4) == 0; }

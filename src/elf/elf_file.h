@@ -92,14 +92,17 @@ class ElfFile {
   // Parses bytes that the caller keeps alive (tests, fuzzing), unpacked
   // first if packed. `name` is used in error messages.
   static std::unique_ptr<ElfFile> parse(Bytes bytes, std::string name);
+  // Parses a file already opened (BtfFile, which looked at its bytes
+  // first), named `path` in error messages.
+  static std::unique_ptr<ElfFile> parse(FileBytes contents, std::string path);
   ~ElfFile();
 
   const std::string& path() const { return path_; }
   // How the file was packed (Packing::None: a plain ELF file).
-  Packing packing() const { return packing_; }
+  Packing packing() const { return contents_.packing; }
   // Drops the mapped pages inside `range` from resident memory (see
   // MappedFile::release); for section data no longer needed soon.
-  void release(Bytes range) const { file_.release(range); }
+  void release(Bytes range) const { contents_.file.release(range); }
   // For bytes of an uncompressed section's relocated copy that nothing
   // will read again: the copy's whole pages among them are given back, and
   // would read as zeros afterwards (other bytes are left as they are; those
@@ -108,10 +111,10 @@ class ElfFile {
   void discard(Bytes range) const;
   // Copies the bytes at `at` (section data) without mapping file pages
   // (see MappedFile::copy_out); for small reads scattered over a big file.
-  void copy_out(const uint8_t* at, std::span<uint8_t> out) const { file_.copy_out(at, out); }
+  void copy_out(const uint8_t* at, std::span<uint8_t> out) const { contents_.file.copy_out(at, out); }
   // Appends bytes of the file to `out_fd` in the kernel (see
   // MappedFile::copy_to); returns how many, 0 for a file parsed from memory.
-  size_t copy_to(int out_fd, Bytes range) const { return file_.copy_to(out_fd, range); }
+  size_t copy_to(int out_fd, Bytes range) const { return contents_.file.copy_to(out_fd, range); }
   // Starts reading the sections of these names (a .debug_X name also
   // finds .zdebug_X, as find_section does) into the page cache beside the
   // work that uses them, with the relocations aimed at them and the
@@ -185,9 +188,6 @@ class ElfFile {
   friend class PartRelocator;
   ElfFile() = default;
   struct Cached;
-  // Unpacks bytes_ if packed (into unpacked_, which bytes_ then spans);
-  // false for a plain file.
-  bool unpack();
   void parse_header();
   Bytes compute_section_data(const Section& s, Cached& c) const;
   // Contents after decompression only (compression.cc).
@@ -205,11 +205,9 @@ class ElfFile {
   void apply_relocations(const Section& s, std::span<uint8_t> data, std::vector<RelocTarget>& targets,
                          const std::function<void(uint64_t lo, uint64_t hi)>& fill = {}) const;
 
-  MappedFile file_;  // not mapped for a packed file, read from unpacked_
+  FileBytes contents_;  // a packed file unpacked, its mapping dropped
   std::string path_;
-  Bytes bytes_;
-  Packing packing_ = Packing::None;
-  PageBuffer unpacked_;
+  Bytes bytes_;  // contents_.bytes
   bool is_64_ = false;
   bool big_endian_ = false;
   uint16_t type_ = 0;

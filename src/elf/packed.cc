@@ -160,6 +160,29 @@ PageBuffer unzstd(Bytes in) {
 
 }  // namespace
 
+FileBytes FileBytes::of(Bytes in) {
+  FileBytes f;
+  f.bytes = in;
+  f.packing = packing_of(in);
+  if (f.packing != Packing::None) {
+    f.unpacked = unpack(in, f.packing);
+    f.bytes = Bytes(f.unpacked.data(), f.unpacked.size());
+  }
+  return f;
+}
+
+FileBytes FileBytes::open(const std::string& path) {
+  MappedFile file = MappedFile::open(path);
+  FileBytes f;
+  try {
+    f = of(file.bytes());
+  } catch (Error& e) {
+    throw e.with_file(path);
+  }
+  if (f.packing == Packing::None) f.file = std::move(file);  // else dropped: read from memory now
+  return f;
+}
+
 Packing packing_of(Bytes b) {
   auto starts = [&](std::string_view magic) {
     return b.size() >= magic.size() && std::memcmp(b.data(), magic.data(), magic.size()) == 0;

@@ -1,11 +1,10 @@
 // Whole files compressed as distributions install kernel modules
 // (`foo.ko.xz`, `foo.ko.zst`, `foo.ko.gz`: the kernel's
 // CONFIG_MODULE_COMPRESS_*), which pahole reads through elfutils as if
-// they were plain. ElfFile::open and the BTF readers unpack such a file
-// into memory and read that.
+// they were plain. ElfFile::open and the BTF readers open files through
+// FileBytes, which unpacks such a file into memory to read from there:
 //
-//   if (elf::Packing p = elf::packing_of(bytes); p != elf::Packing::None)
-//     PageBuffer plain = elf::unpack(bytes, p);
+//   elf::FileBytes f = elf::FileBytes::open(path);  // f.bytes: plain ELF or BTF
 //
 // The format is told by its magic, not by the file name. Concatenated
 // streams (gzip members, xz streams, zstd frames) are read one after the
@@ -15,8 +14,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "base/reader.h"
+#include "base/mapped_file.h"
 #include "base/page_buffer.h"
+#include "base/reader.h"
 
 namespace btfc::elf {
 
@@ -37,5 +37,20 @@ inline constexpr uint64_t kMaxUnpackRatio = 256;
 // ("xz stream", ...) and the offset in `in` where it went wrong: corrupt or
 // truncated data, or more than kMaxUnpackRatio times in.size() bytes.
 PageBuffer unpack(Bytes in, Packing p);
+
+// A file's bytes as its readers take them (ElfFile, BtfFile): the file
+// mapped, or, when it is packed, what it unpacks to (and no mapping).
+struct FileBytes {
+  MappedFile file;      // not mapped for a packed file
+  PageBuffer unpacked;  // a packed file's contents
+  Packing packing = Packing::None;
+  Bytes bytes;          // the file's bytes, or the unpacked ones
+
+  // Maps `path`, unpacked into memory if packed; errors name `path`.
+  static FileBytes open(const std::string& path);
+  // Bytes the caller keeps alive (tests, fuzzing), unpacked if packed;
+  // errors name the stream only.
+  static FileBytes of(Bytes in);
+};
 
 }  // namespace btfc::elf
