@@ -3,7 +3,7 @@
 // flat arrays, the suppress flags, a cache line size, -C with a few
 // common names), the last byte more of them (-q, -r, --packed,
 // --with_flexible_array, -i or -f and -d, --skip_missing, -a, -A, -V, -T,
-// --first_obj_only, -u, -X; it stays part of the input too); the rest is
+// --first_obj_only, -u, -X, -l; it stays part of the input too); the rest is
 // raw BTF (the -F btf side) or an ELF file with DWARF (the -F dwarf side). Bad input must end in btfc::Error, never a
 // crash, a hang or unbounded memory: the layout code follows type chains
 // (typedefs, arrays, nested and expanded members) that hostile input can
@@ -60,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.verbose = (more & 0x0a) == 0x0a;
   o.nr_definitions = (pick & 0x62) == 0x60;  // not with --sort, which the command line refuses
   o.first_obj_only = (more & 0x14) == 0x14;
+  o.first_biggest_member = (more & 0x03) == 0x03;
   o.defined_in = (more & 0x28) == 0x28;
   if ((more & 0x50) == 0x50) o.cu_exclude = "a";
   try {

@@ -181,6 +181,7 @@ const std::string_view kPaholeHelp =
     "  -y, --prefix_filter=PREFIX  -H, --holes=N  -B, --bit_holes=N\n"
     "  -z, --hole_size_ge=N  -X, --cu_exclude=PREFIX  --first_obj_only\n"
     "  -M, --show_only_data_members  --classes_as_structs\n"
+    "  -l, --show_first_biggest_size_base_type_member\n"
     "  --suppress_aligned_attribute  --suppress_force_paddings\n"
     "  --suppress_packed  --cacheline_size=N  --lang=LIST  --lang_exclude=LIST\n"
     "  -j[N], --jobs[=N]            as pahole\n"

@@ -219,6 +219,7 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--nr_definitions") o.nr_definitions = true, o.listing = Listing::Nothing;
   else if (name == "--verbose") o.verbose = true;
   else if (name == "--first_obj_only") o.first_obj_only = true;
+  else if (name == "--show_first_biggest_size_base_type_member") o.first_biggest_member = true;
   else if (name == "--defined_in") o.defined_in = true;
   else if (name == "--nested_anon_include") o.nested_anon_include = true;
   else return false;
@@ -274,6 +275,7 @@ std::string_view long_name(char letter) {
     case 'V': return "--verbose";
     case 'X': return "--cu_exclude";
     case 'u': return "--defined_in";
+    case 'l': return "--show_first_biggest_size_base_type_member";
     case 'A': return "--nested_anon_include";
     case 'r': return "--rel_offset";
     case 'M': return "--show_only_data_members";
@@ -385,6 +387,8 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "                                NAME (-d, --recursive: and where in them)\n"
                             "  -f, --find_pointers_to NAME   STRUCT: MEMBER for members pointing to NAME\n"
                             "  --skip_missing                a -C name a unit lacks does not stop it\n"
+                            "  -l, --show_first_biggest_size_base_type_member\n"
+                            "                                a summary line naming that member\n"
                             "  -T, --nr_definitions          then NAME and the number of units defining it\n"
                             "  -V, --verbose                 -i: the number of such members; -z after -V\n"
                             "                                filters without listing names\n"

@@ -412,6 +412,51 @@ bool Printer::has_embedded_flexible_array(uint32_t index) {
   return c.has_embedded;
 }
 
+// type__find_first_biggest_size_base_type_member(): the first member of
+// the largest power-of-two size up to the word, a struct or union member
+// standing for its own such member; past the word size, that member
+// itself. Sizes come through arrays, typedefs, const and volatile; a
+// member of another kind (restrict, _Atomic, a prototype) counts 0.
+const Member* Printer::first_biggest_member(uint32_t index, int depth) const {
+  if (depth > kMaxNesting) return nullptr;  // a struct inside itself: hostile input
+  const Type& ty = table_.t(index);
+  const uint32_t word = table_.addr_size;
+  const Member* result = nullptr;
+  uint32_t result_size = 0;
+  for (uint32_t k = 0; k < ty.count; ++k) {
+    const Member& pos = members_[ty.first + k];
+    if (pos.is_static) continue;
+    const Member* inner = nullptr;
+    uint64_t member_size = 0;
+    uint32_t type = pos.type;
+    bool skip = false;
+    for (int guard = 0; guard < 64 && type != 0; ++guard) {
+      const Type& t = table_.t(type);
+      if (t.kind == TKind::Array || t.kind == TKind::Const || t.kind == TKind::Typedef || t.kind == TKind::Volatile) {
+        type = t.type;
+        continue;
+      }
+      if (t.kind == TKind::Base) member_size = t.bit_size / 8;
+      else if (t.kind == TKind::Pointer) member_size = word;
+      else if (t.kind == TKind::Enum) member_size = t.size;
+      else if (t.kind == TKind::Struct || t.kind == TKind::Union) {
+        if (t.count == 0) skip = true;
+        else if ((inner = first_biggest_member(type, depth + 1))) member_size = inner->byte_size;
+      }
+      break;
+    }
+    if (skip) continue;
+    if (member_size > word) return &pos;
+    for (uint32_t power2 = word; power2 > result_size; power2 /= 2)
+      if (member_size >= power2) {
+        if (power2 == word) return inner ? inner : &pos;
+        result_size = power2;
+        result = inner ? inner : &pos;
+      }
+  }
+  return result;
+}
+
 // ---- printing ---------------------------------------------------------------
 
 size_t Printer::cacheline_boundary(Conf& conf, uint32_t offset, std::string& o) const {
@@ -1050,6 +1095,15 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
       tabs(o, cconf.indent);
       std::snprintf(buf, sizeof buf, "/* last cacheline: %u bytes */\n", last_cl);
       o += buf;
+    }
+    if (options_.first_biggest_member && ty.count != 0) {
+      if (const Member* m = first_biggest_member(index)) {
+        tabs(o, cconf.indent);
+        o += "/* first biggest size base type member: ";
+        o += m->name.empty() ? std::string_view("(null)") : m->name;
+        std::snprintf(buf, sizeof buf, " %u %u */\n", m->byte_offset, m->byte_size);
+        o += buf;
+      }
     }
     int64_t size_diff = static_cast<int64_t>(ty.size) * 8 -
                         (static_cast<int64_t>(sum_bytes) * 8 + sum_bits + static_cast<int64_t>(sum_holes) * 8 +

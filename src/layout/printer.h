@@ -32,6 +32,7 @@ struct PrintOptions {
   bool quiet = false;
   bool rel_offset = false;          // -r: offsets inside nested structs from their start
   bool classes_as_structs = false;  // a C++ class printed as "struct"
+  bool first_biggest_member = false;  // -l: a summary line naming it
 };
 
 class Printer {
@@ -85,6 +86,7 @@ class Printer {
   void union_infer_packed(uint32_t index);
   void check_unnatural(uint32_t index);
   uint32_t natural_alignment(uint32_t index);
+  const Member* first_biggest_member(uint32_t index, int depth = 0) const;
   bool has_embedded_flexible_array(uint32_t index);
   bool is_struct(uint32_t i) const { return table_.t(i).kind == TKind::Struct; }
   bool is_union(uint32_t i) const { return table_.t(i).kind == TKind::Union; }

@@ -157,10 +157,10 @@ TEST_F(LayoutFixture, HexMatchesPahole) {
   expect_same("--hex -F btf", *btf_);
 }
 // -q: no comments, offsets or summaries; -r: offsets inside nested
-// structs from their start; -M and --classes_as_structs: nothing to change
-// in C.
+// structs from their start; -l: a summary line naming the first biggest
+// base type member; -M and --classes_as_structs: nothing to change in C.
 TEST_F(LayoutFixture, QuietAndRelativeOffsetsMatchPahole) {
-  for (std::string opts : {"-q", "-r", "-M", "--classes_as_structs", "-q --hex", "-q --structs -y h"}) {
+  for (std::string opts : {"-q", "-r", "-M", "--classes_as_structs", "-q --hex", "-q --structs -y h", "-l"}) {
     SCOPED_TRACE(opts);
     expect_same(opts, *object_);
     expect_same(opts + " -F btf", *btf_);
@@ -176,6 +176,9 @@ TEST_F(LayoutFixture, QuietAndRelativeOffsetsMatchPahole) {
   std::regex comment(R"(/\*.*\*/)");
   std::string others = std::regex_replace(q.out, std::regex(R"(/\* Force alignment to the next boundary: \*/)"), "");
   EXPECT_FALSE(std::regex_search(others, comment)) << q.out;
+  // struct holes { char a; int b; char c; long d; short e; }: d, the first of word size.
+  RunResult l = run("/usr/bin/pahole -l -C holes " + *object_);
+  EXPECT_NE(l.out.find("\t/* first biggest size base type member: d 16 8 */\n"), std::string::npos) << l.out;
 }
 // --packed and --with_flexible_array select as pahole's inference does.
 TEST_F(LayoutFixture, PackedAndFlexibleMatchPahole) {
