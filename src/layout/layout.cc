@@ -349,10 +349,12 @@ bool listable(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
 // -d those of its struct and union members that hold such members too,
 // indented by two spaces a level. A top-level struct is listed once per
 // type__compare key (`seen`). Hostile input could nest structs in
-// themselves or fan out at every level: a type is not entered again
-// inside itself and one listing stops at kMaxLines lines.
+// themselves, deeply, or fan out at every level: a type is not entered
+// again inside itself, nor past kMaxDepth levels, and one listing stops at
+// kMaxLines lines.
 struct Containers {
   static constexpr size_t kMaxLines = size_t{1} << 16;
+  static constexpr int kMaxDepth = 128;
   const Table& t;
   const LayoutOptions& o;
   uint32_t wanted;
@@ -365,7 +367,7 @@ struct Containers {
     const Type& ty = t.t(type);
     uint32_t n = 0;
     for (uint32_t k = 0; k < ty.count; ++k) n += t.members[ty.first + k].type == wanted;
-    if (n == 0 || inside[type] || lines >= kMaxLines) return;
+    if (n == 0 || inside[type] || lines >= kMaxLines || ident > kMaxDepth) return;
     if (ident == 0 && !seen.insert(plain_key(t, type)).second) return;
     out.append(std::min(ident * 2, 127), ' ');
     out += name_or_null(ty.name);

@@ -417,8 +417,19 @@ bool Printer::has_embedded_flexible_array(uint32_t index) {
 // standing for its own such member; past the word size, that member
 // itself. Sizes come through arrays, typedefs, const and volatile; a
 // member of another kind (restrict, _Atomic, a prototype) counts 0.
+// Memoised per type: hostile input can nest structs of two such members
+// 128 levels deep (2^128 paths), or a struct in itself.
 const Member* Printer::first_biggest_member(uint32_t index, int depth) const {
-  if (depth > kMaxNesting) return nullptr;  // a struct inside itself: hostile input
+  if (depth > kMaxNesting || index >= table_.types.size()) return nullptr;
+  if (biggest_memo_.empty()) biggest_memo_.assign(table_.types.size(), {});
+  if (biggest_memo_[index].done) return biggest_memo_[index].member;
+  biggest_memo_[index].done = true;  // inside itself: nothing
+  const Member* found = first_biggest_member_of(index, depth);
+  biggest_memo_[index].member = found;
+  return found;
+}
+
+const Member* Printer::first_biggest_member_of(uint32_t index, int depth) const {
   const Type& ty = table_.t(index);
   const uint32_t word = table_.addr_size;
   const Member* result = nullptr;

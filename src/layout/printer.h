@@ -87,6 +87,7 @@ class Printer {
   void check_unnatural(uint32_t index);
   uint32_t natural_alignment(uint32_t index);
   const Member* first_biggest_member(uint32_t index, int depth = 0) const;
+  const Member* first_biggest_member_of(uint32_t index, int depth) const;
   bool has_embedded_flexible_array(uint32_t index);
   bool is_struct(uint32_t i) const { return table_.t(i).kind == TKind::Struct; }
   bool is_union(uint32_t i) const { return table_.t(i).kind == TKind::Union; }
@@ -146,6 +147,11 @@ class Printer {
   PrintOptions options_;
   std::vector<ClassInfo> info_;
   std::vector<uint32_t> alignment_memo_;  // Table::natural_alignment's
+  struct Biggest {
+    bool done = false;
+    const Member* member = nullptr;
+  };
+  mutable std::vector<Biggest> biggest_memo_;  // first_biggest_member's, by type
   std::vector<Member> members_;  // the table's members, with holes filled in
 };
 
