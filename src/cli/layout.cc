@@ -230,9 +230,18 @@ template <typename Value>
 bool apply_valued(std::string_view name, const Value& value, LayoutRequest& r) {
   layout::LayoutOptions& o = r.options;
   using Search = layout::LayoutOptions::Search;
-  if (name == "--class_name") add_names(o.class_names, value());
-  else if (name == "--contains") add_names(o.class_names, value()), o.search = Search::Containers;
-  else if (name == "--find_pointers_to") add_names(o.class_names, value()), o.search = Search::PointersTo;
+  // -C, -i and -f name the types; the last of them given names them all,
+  // as in pahole (-i or -f still decides what is printed of them).
+  auto names = [&] {
+    o.class_names.clear();
+    add_names(o.class_names, value());
+  };
+  if (name == "--class_name") names();
+  else if (name == "--contains") names(), o.search = Search::Containers;
+  else if (name == "--find_pointers_to") {
+    names();
+    if (o.search != Search::Containers) o.search = Search::PointersTo;  // pahole: -i before -f, in any order
+  }
   else if (name == "--format_path") add_formats(r.formats, value());
   else if (name == "--btf_base") r.base = value();
   else if (name == "--exclude") o.exclude_prefix = value();
