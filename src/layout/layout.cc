@@ -194,7 +194,7 @@ class Selector {
       auto [it, fresh] = plain_.emplace(c.plain_key, definitions_.size());
       c.winner = fresh;
       if (fresh)
-        definitions_.push_back({c.plain_key.substr(0, c.plain_key.find('\0')), 1});
+        definitions_.push_back({&it->first, 1});
       else
         ++definitions_[it->second].second;
       return;
@@ -215,14 +215,15 @@ class Selector {
   // order first met (without --sort).
   std::string definitions(char separator) const {
     std::string out;
-    for (const auto& [name, count] : definitions_) out += name + separator + std::to_string(count) + '\n';
+    for (const auto& [key, count] : definitions_)  // a key starts with the name
+      out += key->substr(0, key->find('\0')) + separator + std::to_string(count) + '\n';
     return out;
   }
 
  private:
   const LayoutOptions& o_;
   std::unordered_map<std::string, size_t> plain_;  // the key -> its entry in definitions_
-  std::vector<std::pair<std::string, uint32_t>> definitions_;
+  std::vector<std::pair<const std::string*, uint32_t>> definitions_;  // a key of plain_ (nodes stay put)
   std::unordered_set<std::string> sorted_, empty_names_;
   bool need_resort_ = false;
 };

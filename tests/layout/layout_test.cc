@@ -98,6 +98,11 @@ class LayoutFixture : public ::testing::Test {
     }
     EXPECT_EQ(ours, want) << layout::unified_diff(want, ours, "pahole " + options, "btfc layout " + options);
   }
+  // The same options on the object's DWARF and on pahole's BTF of it.
+  void expect_same_dwarf_and_btf(const std::string& options) {
+    expect_same(options, *object_);
+    expect_same(options + " -F btf", *btf_);
+  }
   static std::string normalise_brace_space(const std::string& text) {
     static const std::regex glued(R"(^(\t*\}(?: __attribute__\(\(\w+(?:\(\d+\))?\)\))*) ?(\w.*;.*)$)");
     std::string fixed;
@@ -162,8 +167,7 @@ TEST_F(LayoutFixture, HexMatchesPahole) {
 TEST_F(LayoutFixture, QuietAndRelativeOffsetsMatchPahole) {
   for (std::string opts : {"-q", "-r", "-M", "--classes_as_structs", "-q --hex", "-q --structs -y h", "-l"}) {
     SCOPED_TRACE(opts);
-    expect_same(opts, *object_);
-    expect_same(opts + " -F btf", *btf_);
+    expect_same_dwarf_and_btf(opts);
   }
   expect_same("-q -E", *object_, true);
   expect_same("-r -E", *object_, true);
@@ -198,8 +202,7 @@ TEST_F(LayoutFixture, ContainersAndPointersMatchPahole) {
   for (std::string opts : {"-i holes", "-d -i holes", "--contains=holes --unions", "-i tdef_t", "-f holes",
                            "-f fp", "--find_pointers_to=holes,fp -x o"}) {
     SCOPED_TRACE(opts);
-    expect_same(opts, *object_);
-    expect_same(opts + " -F btf", *btf_);
+    expect_same_dwarf_and_btf(opts);
   }
   RunResult d = run_btfc("layout -d -i holes " + *object_);
   EXPECT_NE(d.out.find("outer\n  uses_inner\n"), std::string::npos) << d.out;
@@ -210,8 +213,7 @@ TEST_F(LayoutFixture, AnonymousMatchPahole) {
   for (std::string opts : {"-a", "-a -A", "-a -s", "-a -A -n", "--anon_include --unions", "-a -y t", "-a -x t",
                            "-a --sort", "-a -q"}) {
     SCOPED_TRACE(opts);
-    expect_same(opts, *object_);
-    expect_same(opts + " -F btf", *btf_);
+    expect_same_dwarf_and_btf(opts);
   }
   RunResult a = run_btfc("layout -a " + *object_);
   EXPECT_NE(a.out.find("typedef struct {\n\tint                        a;"), std::string::npos) << a.out;
