@@ -3,11 +3,12 @@
 // flat arrays, the suppress flags, a cache line size, -C with a few
 // common names), the last byte more of them (-q, -r, --packed,
 // --with_flexible_array, -i or -f and -d, --skip_missing, -a, -A, -V, -T,
-// --first_obj_only, -u, -X, -l; it stays part of the input too); the rest is
-// raw BTF (the -F btf side) or an ELF file with DWARF (the -F dwarf side). Bad input must end in btfc::Error, never a
-// crash, a hang or unbounded memory: the layout code follows type chains
-// (typedefs, arrays, nested and expanded members) that hostile input can
-// make cyclic or deep. Seeds: those of btf_reader and elf_dwarf.
+// --first_obj_only, -u, -X, -l, -I and -D, which read the line table
+// headers; it stays part of the input too); the rest is raw BTF (the
+// -F btf side) or an ELF file with DWARF (the -F dwarf side). Bad input
+// must end in btfc::Error, never a crash, a hang or unbounded memory: the
+// layout code follows type chains (typedefs, arrays, nested and expanded
+// members) that hostile input can make cyclic or deep. Seeds: those of btf_reader and elf_dwarf.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -63,6 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.first_biggest_member = (more & 0x03) == 0x03;
   o.defined_in = (more & 0x28) == 0x28;
   if ((more & 0x50) == 0x50) o.cu_exclude = "a";
+  o.show_decl_info = (more & 0x06) == 0x06;
+  if ((more & 0x0c) == 0x0c) o.decl_exclude = "/";
   try {
     if (pick & 0x01) {
       auto elf = elf::ElfFile::parse(rest, "fuzz");

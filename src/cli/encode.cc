@@ -180,6 +180,7 @@ const std::string_view kPaholeHelp =
     "  --packed  --with_flexible_array  -x, --exclude=PREFIX\n"
     "  -y, --prefix_filter=PREFIX  -H, --holes=N  -B, --bit_holes=N\n"
     "  -z, --hole_size_ge=N  -X, --cu_exclude=PREFIX  --first_obj_only\n"
+    "  -I, --show_decl_info  -D, --decl_exclude=PREFIX\n"
     "  -M, --show_only_data_members  --classes_as_structs\n"
     "  -l, --show_first_biggest_size_base_type_member\n"
     "  --suppress_aligned_attribute  --suppress_force_paddings\n"

@@ -222,6 +222,7 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--show_first_biggest_size_base_type_member") o.first_biggest_member = true;
   else if (name == "--defined_in") o.defined_in = true;
   else if (name == "--nested_anon_include") o.nested_anon_include = true;
+  else if (name == "--show_decl_info") o.show_decl_info = true;
   else return false;
   return true;
 }
@@ -253,6 +254,7 @@ bool apply_valued(std::string_view name, const Value& value, LayoutRequest& r) {
   else if (name == "--lang_exclude") add_langs(o.lang_exclude, value());
   else if (name == "--cacheline_size") o.cacheline_size = parse_number(name, value(), 1u << 16);
   else if (name == "--cu_exclude") o.cu_exclude = value();
+  else if (name == "--decl_exclude") o.decl_exclude = value();
   else if (name == "--hole_size_ge") {
     o.hole_size_ge = parse_number(name, value(), 65535);
     // pahole lists the names then, unless -V came before.
@@ -291,6 +293,8 @@ std::string_view long_name(char letter) {
     case 'd': return "--recursive";
     case 'i': return "--contains";
     case 'f': return "--find_pointers_to";
+    case 'I': return "--show_decl_info";
+    case 'D': return "--decl_exclude";
     default: return "";
   }
 }
@@ -417,6 +421,10 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  -X, --cu_exclude PREFIX       not the units whose name starts with PREFIX\n"
                             "  --first_obj_only              the first unit only\n"
                             "  -u, --defined_in              with -C: the unit each type is found in\n"
+                            "  -I, --show_decl_info          before each type, its unit and where it is\n"
+                            "                                declared (DIE offset, file and line)\n"
+                            "  -D, --decl_exclude PREFIX     not the types declared in files whose name\n"
+                            "                                starts with PREFIX (nor of unknown files)\n"
                             "  -j[N], --jobs[=N]             N threads reading DWARF\n"}};
 RegisterCommand reg_btfdiff{{"btfdiff", "btfdiff [--base BASE] FILE [BTF]",
                              "diff the DWARF and BTF layouts of FILE (exit 1 if they differ)", run_btfdiff,

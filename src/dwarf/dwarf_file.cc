@@ -156,6 +156,11 @@ DwarfFile::DwarfFile(const elf::ElfFile& elf, Options options) : path_(elf.path(
 
 DwarfFile::~DwarfFile() = default;
 
+Bytes DwarfFile::line_section() const {
+  const elf::Section* s = main_.split ? nullptr : find_any(*elf_, {".debug_line", ".zdebug_line"});
+  return s ? elf_->section_data(*s) : Bytes();
+}
+
 // Reads what kSectionNames lists: a section added here goes there too.
 void DwarfFile::read_sections(const elf::ElfFile& elf, Sections& s) {
   s.file = elf.path();
@@ -364,6 +369,9 @@ void DwarfFile::read_root(Unit& u) {
     if (at.name == DW_AT_language && at.value.is_constant()) u.language = static_cast<uint16_t>(at.value.u);
     if (at.name == DW_AT_name && at.value.kind == Value::kString) u.name = at.value.str();
     if (at.name == DW_AT_producer && at.value.kind == Value::kString) u.producer = at.value.str();
+    if (at.name == DW_AT_comp_dir && at.value.kind == Value::kString) u.comp_dir = at.value.str();
+    if (at.name == DW_AT_stmt_list && (at.value.kind == Value::kSecOffset || at.value.is_constant()))
+      u.stmt_list = at.value.u;
   }
 }
 
@@ -395,6 +403,7 @@ void DwarfFile::read_root_windowed(Unit& u, elf::PartRelocator::Part& part) {
   };
   in_file(u.name);
   in_file(u.producer);
+  in_file(u.comp_dir);
   u.reader = kept;
 }
 

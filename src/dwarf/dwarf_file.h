@@ -100,6 +100,8 @@ struct Unit {
   uint64_t addr_base = 0;
   std::string_view name;        // DW_AT_name of the root
   std::string_view producer;    // DW_AT_producer
+  std::string_view comp_dir;    // DW_AT_comp_dir
+  std::optional<uint64_t> stmt_list;  // DW_AT_stmt_list: its line table's offset in .debug_line
 
   uint64_t global_offset() const { return global_base + offset; }
   uint64_t global_end() const { return global_base + end; }
@@ -386,6 +388,10 @@ class DwarfFile {
 
   // Units of this file: .debug_info in order, then .debug_types.
   const std::vector<Unit>& units() const { return units_; }
+  // The main file's .debug_line (decompressed, relocated), empty if it has
+  // none: read when first asked for (an encode never does), and not part
+  // of kSectionNames. Thread-safe.
+  Bytes line_section() const;
 
   // Whether units are relocated one by one (Options::relocate_by_unit).
   // Then a unit's DIEs are read through a UnitBytes only (its reader

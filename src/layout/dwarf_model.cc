@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "dwarf/line_files.h"
+
 namespace btfc::layout {
 namespace {
 
@@ -28,7 +30,8 @@ struct Frame {
 
 class Builder {
  public:
-  Builder(const DwarfFile& dw, const Unit& unit, Table& t) : dw_(dw), unit_(unit), t_(t) {}
+  Builder(const DwarfFile& dw, const Unit& unit, Table& t, bool decl_info)
+      : dw_(dw), unit_(unit), t_(t), decl_info_(decl_info) {}
 
   void run() {
     DieCursor cur(unit_);
@@ -127,6 +130,11 @@ class Builder {
       ty.alignment = static_cast<uint32_t>(a.alignment.value_or(0));
       ty.type = ref(a.type);
       ty.is_class = tag == DW_TAG_class_type;
+      if (decl_info_) {
+        ty.decl_file = static_cast<uint32_t>(std::min<uint64_t>(a.decl_file.value_or(0), UINT32_MAX));
+        ty.decl_line = static_cast<uint32_t>(a.decl_line.value_or(0));
+        ty.die_offset = die.section_offset();
+      }
       switch (kind) {
         case TKind::Base:
           ty.size = a.byte_size.value_or(0);
@@ -241,6 +249,7 @@ class Builder {
   const DwarfFile& dw_;
   const Unit& unit_;
   Table& t_;
+  bool decl_info_;
   std::vector<Frame> frames_;
   std::vector<uint64_t> refs_;
   std::vector<std::pair<uint64_t, uint32_t>> offsets_;
@@ -249,13 +258,16 @@ class Builder {
 
 }  // namespace
 
-void build_dwarf_table(const DwarfFile& dw, const Unit& unit, bool little_endian, Table& out) {
+void build_dwarf_table(const DwarfFile& dw, const Unit& unit, bool little_endian, Table& out,
+                       const Bytes* debug_line) {
   out = Table{};
+  out.unit_name = unit.name;
+  if (debug_line) out.files = dwarf::decl_files(unit, *debug_line);
   out.addr_size = unit.address_size ? unit.address_size : 8;
   out.little_endian = little_endian;
   out.language = unit.language;
   out.has_alignment_info = true;
-  Builder(dw, unit, out).run();
+  Builder(dw, unit, out, debug_line != nullptr).run();
   out.finalize();
 }
 

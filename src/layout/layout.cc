@@ -49,6 +49,10 @@ bool wanted(const Table& t, uint32_t i, const LayoutOptions& o, uint32_t alias =
   const std::string_view name = ty.name.empty() && alias ? t.t(alias).name : ty.name;
   if (!o.exclude_prefix.empty() && !name.empty() && name.starts_with(o.exclude_prefix)) return false;
   if (!o.include_prefix.empty() && !name.empty() && !name.starts_with(o.include_prefix)) return false;
+  if (!o.decl_exclude.empty()) {
+    const std::string_view file = t.decl_file(i);
+    if (file.empty() || file.starts_with(o.decl_exclude)) return false;
+  }
   if (!o.only_names.empty() &&
       !o.only_names.count((ty.kind == TKind::Union ? "union " : "struct ") + std::string(ty.name)))
     return false;
@@ -290,6 +294,13 @@ bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
   return true;
 }
 
+// The file's .debug_line when where types are declared is asked for (-I, -D).
+const Bytes* decl_lines(const dwarf::DwarfFile& dw, const LayoutOptions& o, Bytes& storage) {
+  if (!o.show_decl_info && o.decl_exclude.empty()) return nullptr;
+  storage = dw.line_section();
+  return &storage;
+}
+
 // The units pahole reads, in order.
 std::vector<size_t> wanted_units(const dwarf::DwarfFile& dw, const LayoutOptions& o) {
   const auto& units = dw.units();
@@ -460,6 +471,8 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
                         std::string* missing) {
   const auto& units = dw.units();
   const std::vector<size_t> todo = wanted_units(dw, o);
+  Bytes lines;
+  const Bytes* debug_line = decl_lines(dw, o, lines);
   std::vector<std::string> pending = o.class_names;
   std::unordered_set<std::string> seen;
   std::string out;
@@ -476,7 +489,7 @@ std::string named_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const La
     const std::vector<std::string> names = pending;
     parallel_for(n, [&](size_t j) {
       if (!tables[j]) tables[j] = std::make_unique<Table>();
-      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j]);
+      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j], debug_line);
       find_named(*tables[j], o, names, found[j]);
     });
     for (size_t j = 0; j < n && !pending.empty(); ++j)
@@ -524,6 +537,8 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
   if (!o.class_names.empty()) return named_dwarf(dw, little_endian, o, missing);
   const auto& units = dw.units();
   const std::vector<size_t> todo = wanted_units(dw, o);
+  Bytes lines;
+  const Bytes* debug_line = decl_lines(dw, o, lines);
   Selector sel(o);
   std::vector<Printed> printed;
   const size_t chunk = std::max<size_t>(16, size_t{jobs()} * 16);
@@ -535,7 +550,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
     cands.assign(n, {});
     parallel_for(n, [&](size_t j) {
       if (!tables[j]) tables[j] = std::make_unique<Table>();
-      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j]);
+      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j], debug_line);
       make_candidates(*tables[j], o, cands[j]);
     });
     for (size_t j = 0; j < n; ++j)
@@ -594,6 +609,7 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
     return {};
   }
   build_btf_table(b, t, o.cacheline_size);
+  t.unit_name = o.file_name;
   if (!o.class_names.empty()) {
     // pahole's BTF loader makes one unit of the whole table.
     std::vector<std::string> pending = o.class_names;

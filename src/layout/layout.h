@@ -51,6 +51,9 @@ struct LayoutOptions : PrintOptions {
   // --with_flexible_array (structs ending in one) too.
   bool just_structs = false, just_unions = false, just_packed = false, with_flexible_array = false;
   std::string exclude_prefix, include_prefix;
+  // -D/--decl_exclude: not those declared in a file whose name starts
+  // with this, nor those whose file is not known (all of a BTF file's).
+  std::string decl_exclude;
   uint32_t min_holes = 0, min_bit_holes = 0, hole_size_ge = 0;
   bool show_private_classes = false;
   // -a: anonymous structs and unions too, each time a unit has one (never

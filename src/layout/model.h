@@ -79,6 +79,11 @@ struct Type {
   uint32_t alignment = 0;       // DW_AT_alignment
   uint32_t first = 0, count = 0;  // members / enumerators / params / dims, by kind
   uint32_t first_nested = 0, nr_nested = 0;  // type DIEs nested in a struct (printed inside it)
+  // Where it is declared (pahole -I, -D), when the table was built with
+  // that: an index into Table::files, the line, the DIE's offset in its
+  // section. BTF has none of them (0).
+  uint32_t decl_file = 0, decl_line = 0;
+  uint64_t die_offset = 0;
 };
 
 // One unit's (or one BTF file's) types.
@@ -97,8 +102,15 @@ struct Table {
   bool has_alignment_info = true;   // DWARF yes, BTF no
   uint16_t language = 0;
   unsigned cacheline_size = 64;     // BTF: what inferred alignments snap to
+  std::string_view unit_name;       // DW_AT_name of the unit; a BTF file's name as given
+  std::vector<std::string> files;   // Type::decl_file's names ("" where none is named)
 
   const Type& t(uint32_t i) const { return types[i < types.size() ? i : 0]; }
+  // The file a type is declared in, empty when none is known.
+  std::string_view decl_file(uint32_t i) const {
+    const uint32_t f = t(i).decl_file;
+    return f < files.size() ? std::string_view(files[f]) : std::string_view();
+  }
   // tag__size(): bytes of a type, following typedefs/qualifiers, times array elements.
   uint64_t size_of(uint32_t i, int depth = 0) const;
   // tag__strip_typedefs_and_modifiers() of a type index.

@@ -1213,10 +1213,29 @@ Printer::Conf Printer::top_conf() const {
   return conf;
 }
 
+// tag__fprintf()'s lines of show_decl_info; glibc's printf prints a null
+// string as "(null)".
+void Printer::decl_info(uint32_t index, std::string& out) const {
+  if (!options_.show_decl_info) return;
+  auto or_null = [](std::string_view s) { return s.empty() ? std::string_view("(null)") : s; };
+  char offset[24];
+  snprintf(offset, sizeof offset, "%llx", static_cast<unsigned long long>(table_.t(index).die_offset));
+  out += "/* Used at: ";
+  out += or_null(table_.unit_name);
+  out += " */\n/* <";
+  out += offset;
+  out += "> ";
+  out += or_null(table_.decl_file(index));
+  out += ':';
+  out += std::to_string(table_.t(index).decl_line);
+  out += " */\n";
+}
+
 void Printer::print_named(uint32_t index, std::string& out) {
   const Type& ty = table_.t(index);
   if (ty.kind != TKind::Enum && ty.kind != TKind::Typedef) return print_class(index, out);
   limit_text(out);
+  decl_info(index, out);
   Conf conf = top_conf();
   if (options_.expand_types) conf.name_spacing = 55;
   if (ty.kind == TKind::Enum)
@@ -1228,6 +1247,7 @@ void Printer::print_named(uint32_t index, std::string& out) {
 
 void Printer::print_class(uint32_t index, std::string& out, std::string_view typedef_name) {
   limit_text(out);
+  decl_info(index, out);
   Conf conf = top_conf();
   const std::string alias(typedef_name);
   if (!alias.empty()) {

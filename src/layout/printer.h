@@ -33,6 +33,10 @@ struct PrintOptions {
   bool rel_offset = false;          // -r: offsets inside nested structs from their start
   bool classes_as_structs = false;  // a C++ class printed as "struct"
   bool first_biggest_member = false;  // -l: a summary line naming it
+  // -I: before each type printed on its own, the unit it was found in and
+  // where it is declared, "/* Used at: UNIT */" and "/* <DIE offset> FILE:LINE */"
+  // (from BTF, which has neither, "/* <0> (null):0 */").
+  bool show_decl_info = false;
 };
 
 class Printer {
@@ -66,6 +70,7 @@ class Printer {
  private:
   struct Conf;
   Conf top_conf() const;
+  void decl_info(uint32_t index, std::string& out) const;
   size_t type_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
   size_t array_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);
   size_t union_decl_fprintf(uint32_t type, const std::string* name, const Conf& conf, std::string& o);

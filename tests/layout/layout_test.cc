@@ -250,6 +250,75 @@ TEST_F(LayoutFixture, DefinitionsUnitsAndVerboseMatchPahole) {
   RunResult u = run_btfc("layout -u -C holes,other " + both);
   EXPECT_EQ(u.out, first_unit + ".c\n" + scratch_dir() + "/layout_second.c\n");
 }
+TEST_F(LayoutFixture, DeclInfoMatchesPahole) {
+  // -I: the unit and "<DIE offset> FILE:LINE" before each type printed
+  // alone; from BTF "<0> (null):0". -D: by the declaring file's prefix.
+  expect_same_dwarf_and_btf("-I");
+  for (std::string opts : {"-I --sort", "-I -C holes,tdef_t,bits", "-I -a", "-I -i holes", "-D /nowhere"}) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, *object_);
+  }
+  RunResult ours = run_btfc("layout -I -C holes " + *object_);
+  EXPECT_NE(ours.out.find("/* Used at: " + scratch_dir() + "/layout_fixture.c */\n/* <"), std::string::npos)
+      << ours.out;
+  EXPECT_NE(ours.out.find(" " + scratch_dir() + "/layout_fixture.c:3 */\nstruct holes {"), std::string::npos)
+      << ours.out;
+  // Every type is in the fixture's file, and BTF knows no file at all:
+  // -D excludes them all, as pahole.
+  for (const std::string& opts : {"-D " + scratch_dir() + " " + *object_, "-F btf -D / " + *btf_}) {
+    SCOPED_TRACE(opts);
+    RunResult b = run_btfc("layout " + opts), p = run("/usr/bin/pahole " + opts);
+    EXPECT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(b.out, "");
+    EXPECT_EQ(p.out, "");
+  }
+}
+
+// The declaring files as elfutils names them (pahole's -I and -D): units
+// compiled from a folder with headers in a subfolder, by gcc and clang in
+// several DWARF versions (whose line tables name directories and files
+// differently), linked in pairs.
+TEST(LayoutDeclInfo, FilesOfGccAndClangMatchPahole) {
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  const std::string dir = scratch_dir() + "/decl";
+  ASSERT_EQ(run("mkdir -p " + dir + "/sub/inc").status, 0);
+  ASSERT_EQ(run("cd " + dir + " && printf '%s' '"
+                "struct in_h1 { int a; long b; };\n"
+                "typedef struct { char c; int d; } anon_t;\n"
+                "enum colour { RED, GREEN };\n' > sub/inc/h1.h && printf '%s' '"
+                "#include \"inc/h1.h\"\n"
+                "struct u1_local { struct in_h1 h; anon_t t; enum colour c; } v1;\n' > sub/u1.c && printf '%s' '"
+                "#include \"inc/h1.h\"\n"
+                "struct u2_local { struct in_h1 *p; char z; } v2;\n"
+                "int f(void) { struct fn_local { int q; } l = {1}; return l.q; }\n' > sub/u2.c")
+                .status,
+            0);
+  const std::vector<std::string> compilers = {"gcc -gdwarf-2", "gcc -gdwarf-4", "gcc -gdwarf-5", "clang -gdwarf-4",
+                                              "clang -gdwarf-5"};
+  for (size_t c = 0; c < compilers.size(); ++c) {
+    SCOPED_TRACE(compilers[c]);
+    const std::string obj = dir + "/both" + std::to_string(c) + ".o";
+    // One unit compiled from the top folder, one from inside sub/.
+    RunResult built = run("cd " + dir + " && " + compilers[c] + " -g -O0 -Isub -c sub/u1.c -o u1.o && (cd sub && " +
+                          compilers[c] + " -g -O0 -c u2.c -o ../u2.o) && ld -r -o " + obj + " u1.o u2.o");
+    ASSERT_EQ(built.status, 0) << built.err;
+    for (const std::string opts : {"-I", "-I --sort", "-I -a --show_private_classes", "-D sub/inc",
+                                   "-D ./inc -a", "-I -C colour,anon_t,in_h1,fn_local"}) {
+      SCOPED_TRACE(opts);
+      RunResult p = run("/usr/bin/pahole " + opts + " " + obj), b = run_btfc("layout " + opts + " " + obj);
+      ASSERT_EQ(b.status, 0) << b.err;
+      ASSERT_FALSE(p.out.empty());
+      EXPECT_EQ(only_what_124_prints(b.out), only_what_124_prints(p.out))
+          << layout::unified_diff(only_what_124_prints(p.out), only_what_124_prints(b.out), "pahole", "btfc");
+    }
+    if (c < 3) {  // gcc names the header by its folder, as the unit was compiled
+      RunResult b = run_btfc("layout -I -C in_h1 " + obj);
+      EXPECT_NE(b.out.find("/* Used at: sub/u1.c */\n"), std::string::npos) << b.out;
+      EXPECT_NE(b.out.find("sub/inc/h1.h:1 */\nstruct in_h1 {"), std::string::npos) << b.out;
+    }
+  }
+}
+
 TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
 TEST_F(LayoutFixture, SortedBtfMatchesPahole) { expect_same("-F btf --sort", *btf_); }
 TEST_F(LayoutFixture, BtfdiffBtfSideMatchesPahole) {
