@@ -788,24 +788,47 @@ BtfFile BtfFile::open(const std::string& path) {
   return f;
 }
 
+namespace {
+
+// The BTF of a file open: `bytes` (raw BTF, or `elf`'s .BTF), split on
+// `elf`'s .BTF.base when `distilled` is that section.
+void read_opened(Btf& out, Bytes bytes, const elf::ElfFile* elf, const elf::Section* distilled, const Btf* base,
+                 const BesideChecks& beside) {
+  // A module encoded with distilled_base: .BTF is split on .BTF.base.
+  // Given the full base, relocate onto it as libbpf 1.5's parser does.
+  if (distilled) {
+    if (!base)
+      throw Error(".BTF.base: .BTF is split BTF on this distilled base; give the full base (e.g. vmlinux) "
+                  "to relocate it onto");
+    Btf distilled_base = read_raw(elf->section_data(*distilled), nullptr, ".BTF.base");
+    out = relocate(read_raw(bytes, &distilled_base, ".BTF"), *base);
+    if (beside) beside(out);  // the table is computed, not read: nothing to run beside
+    return;
+  }
+  read_raw_into(out, bytes, base, ".BTF", beside, nullptr);
+}
+
+}  // namespace
+
 void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside) {
   try {
     BtfFile f = BtfFile::open(path);
-    // A module encoded with distilled_base: .BTF is split on .BTF.base.
-    // Given the full base, relocate onto it as libbpf 1.5's parser does.
-    if (f.distilled_base) {
-      if (!base)
-        throw Error(".BTF.base: .BTF is split BTF on this distilled base; give the full base (e.g. vmlinux) "
-                    "to relocate it onto");
-      Btf distilled = read_raw(f.elf->section_data(*f.distilled_base), nullptr, ".BTF.base");
-      out = relocate(read_raw(f.bytes, &distilled, ".BTF"), *base);
-      if (beside) beside(out);  // the table is computed, not read: nothing to run beside
-      return;
-    }
-    read_raw_into(out, f.bytes, base, ".BTF", beside, nullptr);
+    read_opened(out, f.bytes, f.elf.get(), f.distilled_base, base, beside);
   } catch (Error& e) {
     throw e.with_file(path);
   }
+}
+
+Btf read_elf(const elf::ElfFile& elf, const Btf* base) {
+  Btf out;
+  try {
+    const elf::Section* s = elf.find_section(".BTF");
+    if (!s) throw Error("no .BTF section (and not raw BTF)");
+    read_opened(out, elf.section_data(*s), &elf, elf.find_section_exact(".BTF.base"), base, nullptr);
+  } catch (Error& e) {
+    throw e.with_file(elf.path());
+  }
+  return out;
 }
 
 Btf read_file(const std::string& path, const Btf* base) {

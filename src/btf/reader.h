@@ -47,6 +47,9 @@ Btf read_raw(Bytes bytes, const Btf* base = nullptr, std::string_view section = 
 // distilled_base) needs `base`: its .BTF is relocated onto it (relocate()
 // in btf/distill.h), as libbpf 1.5 does when given a base.
 Btf read_file(const std::string& path, const Btf* base = nullptr);
+// read_file of an ELF file already open (its .BTF, relocated onto `base`
+// when it has .BTF.base). Errors name the file.
+Btf read_elf(const elf::ElfFile& elf, const Btf* base = nullptr);
 
 // A file's BTF as read_file finds it: the whole file when it is raw BTF,
 // else the ELF file's .BTF section, and .BTF.base if it has one. The file

@@ -22,6 +22,7 @@
 #include "dwarf/debug_file.h"
 #include "dwarf/dwarf_file.h"
 #include "elf/elf_file.h"
+#include "elf/packed.h"
 #include "layout/diff.h"
 #include "layout/layout.h"
 
@@ -97,24 +98,66 @@ struct LayoutRequest {
   std::string_view program = "btfc layout";
 };
 
-// `source`: dwarf::dwarf_source() of the file at `path`, if the caller has it.
+// FILE opened once for both sides: its bytes when it is raw BTF, else as
+// ELF (with the debug file of a stripped one). Left empty when it is
+// neither: each side then opens FILE itself, and says what is wrong in its
+// own terms.
+struct OpenedFile {
+  std::unique_ptr<elf::ElfFile> elf;    // FILE, when it is ELF
+  std::unique_ptr<elf::ElfFile> debug;  // its debug file, if stripped and found
+  std::optional<elf::FileBytes> raw;    // FILE, when it is raw BTF
+
+  static OpenedFile open(const std::string& path) {
+    OpenedFile f;
+    try {
+      elf::FileBytes bytes = elf::FileBytes::open(path);  // unpacked, when packed
+      if (btf::is_raw_btf(bytes.bytes)) {
+        f.raw.emplace(std::move(bytes));
+        return f;
+      }
+      f.elf = elf::ElfFile::parse(std::move(bytes), path);
+      f.debug = dwarf::open_debug_file(*f.elf);
+    } catch (Error&) {
+      return OpenedFile{};
+    }
+    return f;
+  }
+  // Where FILE's DWARF is read from.
+  const elf::ElfFile* dwarf() const { return debug ? debug.get() : elf.get(); }
+};
+
+// `source`: where the DWARF of the file at `path` is, if the caller has it open.
 std::string dwarf_side(const std::string& path, const layout::LayoutOptions& o, std::string* missing = nullptr,
-                       std::unique_ptr<elf::ElfFile> source = nullptr) {
-  std::unique_ptr<elf::ElfFile> elf = source ? std::move(source) : dwarf::dwarf_source(elf::ElfFile::open(path));
+                       const elf::ElfFile* source = nullptr) {
+  std::unique_ptr<elf::ElfFile> opened;
+  if (!source) source = (opened = dwarf::dwarf_source(elf::ElfFile::open(path))).get();
   try {
-    dwarf::DwarfFile::require(*elf);
-    dwarf::DwarfFile dw(*elf);
-    return layout::layout_dwarf(dw, !elf->big_endian(), o, missing);
+    dwarf::DwarfFile::require(*source);
+    dwarf::DwarfFile dw(*source);
+    return layout::layout_dwarf(dw, !source->big_endian(), o, missing);
   } catch (Error& e) {
     throw e.with_file(path);
   }
 }
 
+// `file`: the file at `path`, if the caller has it open.
 std::string btf_side(const std::string& path, const std::string& base_path, const layout::LayoutOptions& o,
-                     std::string* missing = nullptr) {
+                     std::string* missing = nullptr, const OpenedFile* file = nullptr) {
   std::optional<btf::Btf> base;
   if (!base_path.empty()) base = btf::read_file(base_path);
-  btf::Btf b = btf::read_file(path, base ? &*base : nullptr);
+  const btf::Btf* on = base ? &*base : nullptr;
+  btf::Btf b;
+  if (file && file->elf) {
+    b = btf::read_elf(*file->elf, on);
+  } else if (file && file->raw) {
+    try {
+      b = btf::read_raw(file->raw->bytes, on);
+    } catch (Error& e) {
+      throw e.with_file(path);
+    }
+  } else {
+    b = btf::read_file(path, on);
+  }
   return layout::layout_btf(b, o, missing);
 }
 
@@ -125,11 +168,10 @@ void add_formats(std::vector<std::string>& out, const std::string& arg) {
 }
 
 // Does FILE hold `format` ("dwarf": DWARF, in it or in its debug file;
-// "btf": raw BTF, or an ELF file's .BTF)? `elf` is FILE opened as ELF
-// (with dwarf_source() applied), or null when it is not ELF.
-bool has_format(const std::string& format, const elf::ElfFile* elf) {
-  if (format == "dwarf") return elf && dwarf::DwarfFile::present(*elf);
-  return !elf || elf->find_section_exact(".BTF");
+// "btf": raw BTF, or an ELF file's .BTF)?
+bool has_format(const std::string& format, const OpenedFile& file) {
+  if (format == "dwarf") return file.dwarf() && dwarf::DwarfFile::present(*file.dwarf());
+  return !file.elf || file.elf->find_section_exact(".BTF");
 }
 
 int print_layouts(LayoutRequest& r) {
@@ -138,18 +180,15 @@ int print_layouts(LayoutRequest& r) {
   if ((r.options.listing != layout::LayoutOptions::Listing::Layouts || r.options.nr_definitions) && r.options.sort)
     throw UsageError{"-s, -z, -n, -N or -T with --sort is not supported"};
   r.options.file_name = r.file;
-  std::unique_ptr<elf::ElfFile> source;  // dwarf::dwarf_source() of FILE, when it is ELF
-  try {
-    source = dwarf::dwarf_source(elf::ElfFile::open(r.file));
-  } catch (Error&) {
-    source = nullptr;  // not ELF: raw BTF (or a file the chosen side reports on)
-  }
+  const OpenedFile file = OpenedFile::open(r.file);
+  const elf::ElfFile* source = file.dwarf();  // null when FILE is not ELF
   // Without -F, DWARF when FILE has it. (A stripped file has DWARF when its
   // debug file is found.) An ELF file with neither DWARF nor .BTF gets the
   // DWARF side's message, which names where its debug file was looked for.
   std::vector<std::string> formats = r.formats;
   if (formats.empty())
-    formats = {source && (dwarf::DwarfFile::present(*source) || !source->find_section_exact(".BTF")) ? "dwarf" : "btf"};
+    formats = {source && (dwarf::DwarfFile::present(*source) || !file.elf->find_section_exact(".BTF")) ? "dwarf"
+                                                                                                       : "btf"};
   // pahole's -F list: each format FILE has, in turn, until one reads (a
   // module's .BTF without its base does not: then its DWARF); when none
   // does, the first one's error.
@@ -165,10 +204,10 @@ int print_layouts(LayoutRequest& r) {
   bool read = false;
   for (size_t i = 0; i < tried.size() && !read; ++i) {
     const std::string& f = tried[i];
-    if (tried.size() > 1 && !has_format(f, source.get())) continue;
+    if (tried.size() > 1 && !has_format(f, file)) continue;
     try {
-      text = f == "dwarf" ? dwarf_side(r.file, r.options, &missing, std::move(source))
-                          : btf_side(r.file, r.base, r.options, &missing);
+      text = f == "dwarf" ? dwarf_side(r.file, r.options, &missing, source)
+                          : btf_side(r.file, r.base, r.options, &missing, &file);
       read = true;
     } catch (const Error& e) {
       if (!first_error) first_error = e;
