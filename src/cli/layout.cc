@@ -175,10 +175,6 @@ bool has_format(const std::string& format, const OpenedFile& file) {
 }
 
 int print_layouts(LayoutRequest& r) {
-  // pahole's --sort sorts layouts only: -s, -z, -n and -N list every
-  // unit's structs then, unsorted and unmerged (1.24): no output to match.
-  if ((r.options.listing != layout::LayoutOptions::Listing::Layouts || r.options.nr_definitions) && r.options.sort)
-    throw UsageError{"-s, -z, -n, -N or -T with --sort is not supported"};
   r.options.file_name = r.file;
   const OpenedFile file = OpenedFile::open(r.file);
   const elf::ElfFile* source = file.dwarf();  // null when FILE is not ELF

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -190,11 +191,21 @@ class Selector {
   void offer(Candidate& c) {
     if (c.anonymous) {
       // Never among the printed structures; with --sort, whose printing
-      // walks those, never printed.
-      c.winner = !o_.sort;
+      // of layouts walks those, never printed (a listing's line is).
+      c.winner = !o_.sort || o_.listing != LayoutOptions::Listing::Layouts;
       return;
     }
-    if (!o_.sort) {
+    if (o_.sort && o_.listing != LayoutOptions::Listing::Layouts && !c.empty) {
+      // A listing (-s, -z, -n, -N, -T) is printed as met, never sorted;
+      // with --sort pahole's structures__add finds no two non-empty
+      // structs equal (type__compare_members says 1 then), so each one
+      // met is listed, and counted once. Empty ones are merged by name
+      // and size, as below.
+      c.winner = true;
+      definitions_.push_back({&unmerged_keys_.emplace_back(c.plain_key), 1});
+      return;
+    }
+    if (!o_.sort || o_.listing != LayoutOptions::Listing::Layouts) {
       auto [it, fresh] = plain_.emplace(c.plain_key, definitions_.size());
       c.winner = fresh;
       if (fresh)
@@ -228,6 +239,7 @@ class Selector {
   const LayoutOptions& o_;
   std::unordered_map<std::string, size_t> plain_;  // the key -> its entry in definitions_
   std::vector<std::pair<const std::string*, uint32_t>> definitions_;  // a key of plain_ (nodes stay put)
+  std::deque<std::string> unmerged_keys_;  // of the structs --sort lists each time (they stay put too)
   std::unordered_set<std::string> sorted_, empty_names_;
   bool need_resort_ = false;
 };
@@ -266,7 +278,7 @@ void print_entry(Printer& p, const Table& t, const LayoutOptions& o, const Candi
 
 void finish(std::vector<Printed>& printed, const LayoutOptions& o, const Selector& sel, std::string& out) {
   const bool need_resort = sel.need_resort();
-  if (o.sort) {
+  if (o.sort && o.listing == LayoutOptions::Listing::Layouts) {
     std::stable_sort(printed.begin(), printed.end(), [&](const Printed& a, const Printed& b) {
       if (o.total_order) return compare_total(a.key, b.key) < 0;
       if (!need_resort) return a.key.plain_key < b.key.plain_key;  // name first, then the plain fields

@@ -35,7 +35,9 @@ struct LayoutOptions : PrintOptions {
   // "NAME\tSIZE\tHOLES" (pahole's size formatter); with -z its name alone
   // (the class name formatter); with -n "NAME\tMEMBERS"; with -N
   // "NAME\tNAME_LENGTH"; with -T nothing (-T's own list follows). The
-  // last of them given decides; -t sets the separator.
+  // last of them given decides; -t sets the separator. A listing is in
+  // unit order, even with --sort, which then lists a struct each time a
+  // unit has it (pahole's structures__add finds no two equal then).
   enum class Listing { Layouts, Sizes, Names, Members, NameLengths, Nothing } listing = Listing::Layouts;
   // -T: after the listing, "NAME\tN" for each struct and union, N the
   // number of units defining that layout (pahole's nr_definitions).
@@ -57,8 +59,8 @@ struct LayoutOptions : PrintOptions {
   uint32_t min_holes = 0, min_bit_holes = 0, hole_size_ge = 0;
   bool show_private_classes = false;
   // -a: anonymous structs and unions too, each time a unit has one (never
-  // merged, never with --sort): as "typedef struct {...} NAME;" for the
-  // first typedef of one, and with -A also those no typedef names.
+  // merged; with --sort in a listing only): as "typedef struct {...} NAME;"
+  // for the first typedef of one, and with -A also those no typedef names.
   bool anon_include = false, nested_anon_include = false;
   std::vector<std::string> class_names;  // -C: only these types (structs, unions, enums, typedefs)
   // With class_names, what is printed of each type found: the type (-C);
