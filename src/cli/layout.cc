@@ -175,6 +175,8 @@ bool has_format(const std::string& format, const OpenedFile& file) {
 }
 
 int print_layouts(LayoutRequest& r) {
+  if (r.options.nr_methods && !r.options.class_names.empty())
+    throw UsageError{"-m/--nr_methods lists every struct: it does not take -C, -i or -f (as pahole)"};
   r.options.file_name = r.file;
   const OpenedFile file = OpenedFile::open(r.file);
   const elf::ElfFile* source = file.dwarf();  // null when FILE is not ELF
@@ -251,7 +253,8 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--recursive") o.recursive = true;
   else if (name == "--skip_missing") o.skip_missing = true;
   else if (name == "--anon_include") o.anon_include = true;
-  else if (name == "--nr_definitions") o.nr_definitions = true, o.listing = Listing::Nothing;
+  else if (name == "--nr_definitions") o.nr_definitions = true, o.nr_methods = false, o.listing = Listing::Nothing;
+  else if (name == "--nr_methods") o.nr_methods = true, o.nr_definitions = false;
   else if (name == "--verbose") o.verbose = true;
   else if (name == "--first_obj_only") o.first_obj_only = true;
   else if (name == "--show_first_biggest_size_base_type_member") o.first_biggest_member = true;
@@ -318,6 +321,7 @@ std::string_view long_name(char letter) {
     case 'q': return "--quiet";
     case 'a': return "--anon_include";
     case 'T': return "--nr_definitions";
+    case 'm': return "--nr_methods";
     case 'V': return "--verbose";
     case 'X': return "--cu_exclude";
     case 'u': return "--defined_in";
@@ -438,6 +442,8 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  -l, --show_first_biggest_size_base_type_member\n"
                             "                                a summary line naming that member\n"
                             "  -T, --nr_definitions          then NAME and the number of units defining it\n"
+                            "  -m, --nr_methods              only NAME and the number of function\n"
+                            "                                parameters pointing to it, per struct\n"
                             "  -V, --verbose                 -i: the number of such members; -z after -V\n"
                             "                                filters without listing names\n"
                             "  -a, --anon_include            anonymous structs too, as their typedef's\n"
@@ -532,7 +538,7 @@ int run_pahole_layout(std::span<const std::string_view> args) {
   layout::LayoutOptions& o = r.options;
   if (files.size() > 1) throw UsageError{"btfc prints the layouts of one FILE at a time"};
   struct stat st;
-  if (files.size() == 1 && o.class_names.empty() && ::stat(files[0].c_str(), &st) != 0) {
+  if (files.size() == 1 && o.class_names.empty() && !o.nr_methods && ::stat(files[0].c_str(), &st) != 0) {
     o.class_names.push_back(files[0]);  // `pahole NAME`: a type of the running kernel
     files.clear();
   }

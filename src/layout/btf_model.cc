@@ -105,6 +105,13 @@ void build_btf_table(const btf::Btf& b, Table& out, unsigned cacheline_size) {
         ty.count = n;
         break;
       }
+      case btf::Kind::Func: {
+        ty.kind = TKind::Other;
+        if (b.type(v.type()).kind() != btf::Kind::FuncProto) break;
+        btf::TypeView proto = b.type(v.type());
+        for (uint32_t i = 0; i < proto.vlen(); ++i) out.function_params.push_back(proto.param(i).type);
+        break;
+      }
       default:
         ty.kind = TKind::Other;
         break;

@@ -30,8 +30,8 @@ struct Frame {
 
 class Builder {
  public:
-  Builder(const DwarfFile& dw, const Unit& unit, Table& t, bool decl_info)
-      : dw_(dw), unit_(unit), t_(t), decl_info_(decl_info) {}
+  Builder(const DwarfFile& dw, const Unit& unit, Table& t, bool decl_info, bool function_params)
+      : dw_(dw), unit_(unit), t_(t), decl_info_(decl_info), function_params_(function_params) {}
 
   void run() {
     DieCursor cur(unit_);
@@ -82,6 +82,16 @@ class Builder {
         else if (a.has_upper_bound_ref) n = 0;
         else if (a.count) n = static_cast<uint64_t>(*a.count);
         parent->dims.push_back(n);
+        continue;
+      }
+      if (function_params_ && ptag == DW_TAG_subprogram && tag == DW_TAG_formal_parameter) {
+        // pahole's loader gives a parameter without a type its abstract
+        // origin's (an out-of-line copy of an inlined function's).
+        Attrs a = dw_.attrs(die);
+        std::optional<uint64_t> type = a.type;
+        if (!type && a.abstract_origin) type = dw_.attrs(dw_.die_at(*a.abstract_origin)).type;
+        t_.function_params.push_back(ref(type));
+        if (die.has_children) cur.skip_children();
         continue;
       }
       if (ptag == DW_TAG_subroutine_type) {
@@ -236,6 +246,7 @@ class Builder {
     for (size_t i = 1; i < t_.types.size(); ++i) t_.types[i].type = lookup(t_.types[i].type);
     for (Member& m : t_.members) m.type = lookup(m.type);
     for (Param& p : t_.params) p.type = lookup(p.type);
+    for (uint32_t& p : t_.function_params) p = lookup(p);
     // An enum is signed when its underlying type is (DW_AT_type of the enum).
     for (auto [e, b] : enum_base_) {
       (void)b;
@@ -249,7 +260,7 @@ class Builder {
   const DwarfFile& dw_;
   const Unit& unit_;
   Table& t_;
-  bool decl_info_;
+  bool decl_info_, function_params_;
   std::vector<Frame> frames_;
   std::vector<uint64_t> refs_;
   std::vector<std::pair<uint64_t, uint32_t>> offsets_;
@@ -259,7 +270,7 @@ class Builder {
 }  // namespace
 
 void build_dwarf_table(const DwarfFile& dw, const Unit& unit, bool little_endian, Table& out,
-                       const Bytes* debug_line) {
+                       const Bytes* debug_line, bool function_params) {
   out = Table{};
   out.unit_name = unit.name;
   if (debug_line) out.files = dwarf::decl_files(unit, *debug_line);
@@ -267,7 +278,7 @@ void build_dwarf_table(const DwarfFile& dw, const Unit& unit, bool little_endian
   out.little_endian = little_endian;
   out.language = unit.language;
   out.has_alignment_info = true;
-  Builder(dw, unit, out, debug_line != nullptr).run();
+  Builder(dw, unit, out, debug_line != nullptr, function_params).run();
   out.finalize();
 }
 

@@ -12,7 +12,10 @@
 
 namespace btfc::layout {
 
+// With `function_params` (pahole -m) Table::function_params too: of each
+// subprogram, its parameters' types (an out-of-line instance's, its
+// abstract origin's).
 void build_dwarf_table(const dwarf::DwarfFile& dw, const dwarf::Unit& unit, bool little_endian, Table& out,
-                       const Bytes* debug_line = nullptr);
+                       const Bytes* debug_line = nullptr, bool function_params = false);
 
 }  // namespace btfc::layout

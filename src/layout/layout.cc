@@ -244,6 +244,35 @@ class Selector {
   bool need_resort_ = false;
 };
 
+// -m: cu__account_nr_methods(). Each parameter of each function that
+// points to a named struct passing class__filter is a method of that
+// struct's layout (type__compare's key); entries in the order first met.
+// --sort changes nothing here (pahole 1.24 crashes with -m --sort).
+class Methods {
+ public:
+  void account(const Table& t, const LayoutOptions& o, Printer& p) {
+    for (uint32_t param : t.function_params) {
+      const Type& ptr = t.t(param);
+      if (ptr.kind != TKind::Pointer) continue;
+      const uint32_t s = ptr.type < t.types.size() ? ptr.type : 0;
+      const Type& st = t.t(s);
+      if (st.kind != TKind::Struct || st.name.empty() || !wanted(t, s, o) || !layout_wanted(t, s, o, p)) continue;
+      auto [it, fresh] = index_.emplace(plain_key(t, s), entries_.size());
+      if (fresh) entries_.push_back({std::string(st.name), 0});
+      ++entries_[it->second].second;
+    }
+  }
+  std::string list(char separator) const {
+    std::string out;
+    for (const auto& [name, count] : entries_) out += name + separator + std::to_string(count) + '\n';
+    return out;
+  }
+
+ private:
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<std::pair<std::string, uint32_t>> entries_;
+};
+
 struct Printed {
   std::string text;
   Candidate key;  // for --sort
@@ -552,6 +581,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
   Bytes lines;
   const Bytes* debug_line = decl_lines(dw, o, lines);
   Selector sel(o);
+  Methods methods;
   std::vector<Printed> printed;
   const size_t chunk = std::max<size_t>(16, size_t{jobs()} * 16);
   std::vector<std::unique_ptr<Table>> tables;
@@ -562,9 +592,16 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
     cands.assign(n, {});
     parallel_for(n, [&](size_t j) {
       if (!tables[j]) tables[j] = std::make_unique<Table>();
-      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j], debug_line);
-      make_candidates(*tables[j], o, cands[j]);
+      build_dwarf_table(dw, units[todo[begin + j]], little_endian, *tables[j], debug_line, o.nr_methods);
+      if (!o.nr_methods) make_candidates(*tables[j], o, cands[j]);
     });
+    if (o.nr_methods) {
+      for (size_t j = 0; j < n; ++j) {
+        Printer p(*tables[j], o);
+        methods.account(*tables[j], o, p);
+      }
+      continue;
+    }
     for (size_t j = 0; j < n; ++j)
       for (Candidate& c : cands[j]) sel.offer(c);
     parallel_for(n, [&](size_t j) {
@@ -584,6 +621,7 @@ std::string layout_dwarf(const dwarf::DwarfFile& dw, bool little_endian, const L
           printed.push_back(std::move(pr));
         }
   }
+  if (o.nr_methods) return methods.list(o.separator);
   std::string out;
   finish(printed, o, sel, out);
   return out;
@@ -632,6 +670,12 @@ std::string layout_btf(const btf::Btf& b, const LayoutOptions& o, std::string* m
     print_named_from(t, o.file_name, o, o.class_names, found, pending, seen, out);
     if (missing && !pending.empty()) *missing = pending.front();
     return out;
+  }
+  if (o.nr_methods) {
+    Printer p(t, o);
+    Methods methods;
+    methods.account(t, o, p);
+    return methods.list(o.separator);
   }
   std::vector<Candidate> cands;
   make_candidates(t, o, cands);

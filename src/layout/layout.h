@@ -42,6 +42,10 @@ struct LayoutOptions : PrintOptions {
   // -T: after the listing, "NAME\tN" for each struct and union, N the
   // number of units defining that layout (pahole's nr_definitions).
   bool nr_definitions = false;
+  // -m: instead of any listing, "NAME\tN" for each struct, N the number of
+  // function parameters pointing to it (pahole's nr_methods), in the
+  // order first met. The last of -m and -T given decides.
+  bool nr_methods = false;
   bool verbose = false;  // -V: -i says how many members of the type each struct has
   char separator = '\t';
   // pahole's filters of the listing (class__filter), applied to each

@@ -104,6 +104,9 @@ struct Table {
   unsigned cacheline_size = 64;     // BTF: what inferred alignments snap to
   std::string_view unit_name;       // DW_AT_name of the unit; a BTF file's name as given
   std::vector<std::string> files;   // Type::decl_file's names ("" where none is named)
+  // -m: the parameter types of each function, functions in table order
+  // (DWARF: when the table was built with them; BTF: always).
+  std::vector<uint32_t> function_params;
 
   const Type& t(uint32_t i) const { return types[i < types.size() ? i : 0]; }
   // The file a type is declared in, empty when none is known.

@@ -712,7 +712,8 @@ TEST(Encode, PaholeMode) {
                                   "-qrC Nest " + obj, "-di Inner " + obj, "-f Opaque " + obj, "--packed -s " + obj,
                                   "--with_flexible_array -q " + obj, "--skip_missing -C None,S " + obj,
                                   "-aAs " + obj, "-C Nest -C S " + obj, "-f Opaque -i Inner " + obj,
-                                  "-IC S " + obj, "--show_decl_info -s " + obj, "-D/usr -s " + obj}) {
+                                  "-IC S " + obj, "--show_decl_info -s " + obj, "-D/usr -s " + obj,
+                                  "-s --sort " + obj}) {
     test::RunResult real = test::run("/usr/bin/pahole " + args);
     ASSERT_EQ(real.status, 0) << args << ": " << real.err;
     ASSERT_FALSE(real.out.empty()) << args;

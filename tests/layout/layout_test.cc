@@ -9,6 +9,7 @@
 // 1.24 again, and check that btfdiff is clean on every corpus file.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 #include <utility>
 #include <string>
@@ -325,6 +326,50 @@ TEST(LayoutDeclInfo, FilesOfGccAndClangMatchPahole) {
       EXPECT_NE(b.out.find("sub/inc/h1.h:1 */\nstruct in_h1 {"), std::string::npos) << b.out;
     }
   }
+}
+
+// -m: per struct, the function parameters pointing to it (a const pointer,
+// a typedef of a pointer or of the struct does not count), over every
+// function pahole's loader sees: definitions, declarations of the ones
+// called, and at -O2 an inlined function's abstract instance and its
+// out-of-line copy, whose parameters take the origin's types.
+TEST(LayoutMethods, NrMethodsMatchPahole) {
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  const char* source = R"(
+struct s { int a; long b; };
+struct t { char c; };
+typedef struct s s_t;
+extern int ext(struct s *p, struct t *q);
+int f1(struct s *p) { return p->a; }
+int f2(struct s *p, struct s *q) { return p->a + q->a + ext(p, 0); }
+int f3(const struct s *p) { return p->a; }
+int f4(s_t *p, struct t *q) { return p->a + q->c; }
+static inline __attribute__((noinline)) int f5(struct t *q, int n) { return q->c + n; }
+int f6(struct t *q) { return f5(q, 1) + f5(q, 2); }
+)";
+  const std::vector<std::string> compilers = {"gcc -g -O0 -c", "gcc -g -O2 -c", "clang -g -O2 -c"};
+  for (size_t c = 0; c < compilers.size(); ++c) {
+    SCOPED_TRACE(compilers[c]);
+    const std::string obj = compile_c("methods_" + std::to_string(c), source, compilers[c]);
+    const std::string btf = obj + ".btf";
+    ASSERT_EQ(run("/usr/bin/pahole -J --btf_encode_detached=" + btf + " " + obj).status, 0);
+    for (const std::string& opts : {"-m " + obj, "-m -x t " + obj, "-T -m " + obj, "-m -T " + obj, "-m -t , " + obj,
+                                   "-F btf -m " + btf}) {
+      SCOPED_TRACE(opts);
+      RunResult p = run("/usr/bin/pahole " + opts), b = run_btfc("layout " + opts);
+      ASSERT_EQ(b.status, 0) << b.err;
+      ASSERT_FALSE(p.out.empty());
+      EXPECT_EQ(b.out, p.out);
+    }
+  }
+  // At -O0: f1, f2 twice, ext's declaration, f4's s_t * (a pointer to the
+  // typedef: not counted) for struct s; ext, f4, f5 and f6 for struct t.
+  const std::string o0 = scratch_dir() + "/methods_0.o";
+  EXPECT_EQ(run_btfc("layout -m " + o0).out, "s\t4\nt\t4\n");
+  EXPECT_EQ(run_btfc("layout -m -C s " + o0).status, 2);
+  // Pahole mode's spelling, bundled.
+  const std::string pahole = (std::filesystem::path(BTFC_BINARY).parent_path() / "pahole").string();
+  EXPECT_EQ(run(pahole + " -mx t " + o0).out, run("/usr/bin/pahole -mx t " + o0).out);
 }
 
 TEST_F(LayoutFixture, BtfMatchesPahole) { expect_same("-F btf", *btf_); }
