@@ -4,8 +4,8 @@
 // common names), the last byte more of them (-q, -r, --packed,
 // --with_flexible_array, -i or -f and -d, --skip_missing, -a, -A, -V, -T,
 // --first_obj_only, -u, -X, -l, -I and -D, which read the line table
-// headers, -m, which reads functions' parameters; it stays part of the
-// input too); the rest is raw BTF (the
+// headers, -m, which reads functions' parameters, -R and -P, which
+// reorganize structs; it stays part of the input too); the rest is raw BTF (the
 // -F btf side) or an ELF file with DWARF (the -F dwarf side). Bad input
 // must end in btfc::Error, never a crash, a hang or unbounded memory: the
 // layout code follows type chains (typedefs, arrays, nested and expanded
@@ -67,6 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if ((more & 0x50) == 0x50) o.cu_exclude = "a";
   o.show_decl_info = (more & 0x06) == 0x06;
   o.nr_methods = (pick & 0x82) == 0x82 && o.class_names.empty();
+  o.reorganize = (more & 0x21) == 0x21;
+  o.packable = (pick & 0x41) == 0x41 && !o.sort;  // the command line refuses -P --sort
   if ((more & 0x0c) == 0x0c) o.decl_exclude = "/";
   try {
     if (pick & 0x01) {

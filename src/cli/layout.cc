@@ -175,6 +175,10 @@ bool has_format(const std::string& format, const OpenedFile& file) {
 }
 
 int print_layouts(LayoutRequest& r) {
+  // pahole -P --sort lists the packable structs, then prints their
+  // layouts sorted as well: not a listing worth matching.
+  if (r.options.packable && !r.options.verbose && r.options.sort)
+    throw UsageError{"-P/--packable with --sort is not supported (without -V)"};
   if (r.options.nr_methods && !r.options.class_names.empty())
     throw UsageError{"-m/--nr_methods lists every struct: it does not take -C, -i or -f (as pahole)"};
   r.options.file_name = r.file;
@@ -261,6 +265,8 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--defined_in") o.defined_in = true;
   else if (name == "--nested_anon_include") o.nested_anon_include = true;
   else if (name == "--show_decl_info") o.show_decl_info = true;
+  else if (name == "--reorganize") o.reorganize = true;
+  else if (name == "--packable") o.packable = true;
   else return false;
   return true;
 }
@@ -322,6 +328,8 @@ std::string_view long_name(char letter) {
     case 'a': return "--anon_include";
     case 'T': return "--nr_definitions";
     case 'm': return "--nr_methods";
+    case 'R': return "--reorganize";
+    case 'P': return "--packable";
     case 'V': return "--verbose";
     case 'X': return "--cu_exclude";
     case 'u': return "--defined_in";
@@ -442,6 +450,10 @@ RegisterCommand reg_layout{{"layout", "layout [-F dwarf|btf] [--base BASE] [-C N
                             "  -l, --show_first_biggest_size_base_type_member\n"
                             "                                a summary line naming that member\n"
                             "  -T, --nr_definitions          then NAME and the number of units defining it\n"
+                            "  -R, --reorganize              with -C: each struct with its members moved\n"
+                            "                                into holes, as pahole would (-V: the moves)\n"
+                            "  -P, --packable                NAME, size, reorganized size and savings of\n"
+                            "                                the structs -R would shrink (-V: layouts)\n"
                             "  -m, --nr_methods              only NAME and the number of function\n"
                             "                                parameters pointing to it, per struct\n"
                             "  -V, --verbose                 -i: the number of such members; -z after -V\n"

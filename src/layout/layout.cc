@@ -11,6 +11,7 @@
 #include "base/parallel.h"
 #include "layout/diff.h"
 #include "layout/dwarf_model.h"
+#include "layout/reorganize.h"
 
 namespace btfc::layout {
 
@@ -66,13 +67,37 @@ bool wanted(const Table& t, uint32_t i, const LayoutOptions& o, uint32_t alias =
 bool layout_wanted(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
   if (o.just_packed && !p.is_packed(i)) return false;
   const bool hole_tests = o.min_holes || o.min_bit_holes || o.hole_size_ge;
-  if (t.t(i).kind != TKind::Struct) return o.just_unions || !hole_tests;
+  // (pahole -P --unions lists unions unreorganized: it crashes then.)
+  if (t.t(i).kind != TKind::Struct) return !o.packable && (o.just_unions || !hole_tests);
   if (hole_tests) {
     const Printer::ClassInfo& h = p.holes(i);
     if (h.nr_holes < o.min_holes || h.nr_bit_holes < o.min_bit_holes) return false;
     if (o.hole_size_ge && !p.has_hole_ge(i, o.hole_size_ge)) return false;
   }
+  if (o.packable) {  // class__packable()
+    const Printer::ClassInfo& h = p.holes(i);
+    if ((h.nr_holes == 0 && h.nr_bit_holes == 0) || reorganize(t, i, false).size >= t.t(i).size) return false;
+  }
   return !o.with_flexible_array || p.has_flexible_array(i);
+}
+
+// do_reorg(): struct `index` reorganized, printed as a copy of it with
+// the members moved (appended to `t` through `p`, the unit's printer),
+// and what that saves.
+void print_reorganized(Table& t, Printer& p, uint32_t index, const LayoutOptions& o, std::string& out) {
+  const Reorganized r = reorganize(t, index, o.verbose);
+  const uint32_t old_size = static_cast<uint32_t>(t.t(index).size), new_size = static_cast<uint32_t>(r.size);
+  const int savings = static_cast<int>(old_size - new_size);
+  out += r.moves;
+  if (savings != 0 && o.verbose) out += '\n';
+  p.print_class(p.add_clone(t, index, r.members, r.size), out);
+  if (savings == 0) return;
+  out.pop_back();  // the newline after "};"
+  out += "   /* saved " + std::to_string(savings) + (savings != 1 ? " bytes" : " byte");
+  const uint64_t line = o.cacheline_size ? o.cacheline_size : 64;
+  const uint64_t cachelines = (uint64_t{old_size} + line - 1) / line - (uint64_t{new_size} + line - 1) / line;
+  if (cachelines != 0) out += " and " + std::to_string(cachelines) + (cachelines != 1 ? " cachelines" : " cacheline");
+  out += "! */\n";
 }
 
 // type__compare()'s fields: name, size, member count, member names, bit
@@ -110,7 +135,8 @@ void make_candidates(const Table& t, const LayoutOptions& o, std::vector<Candida
     if (ty.name.empty()) {
       // pahole's class_formatter prints one inside its user unless -A;
       // the one-line formatters list it as "(null)".
-      if (o.listing == LayoutOptions::Listing::Layouts && !alias && !o.nested_anon_include) continue;
+      const bool layout_printed = o.listing == LayoutOptions::Listing::Layouts && !(o.packable && !o.verbose);
+      if (layout_printed && !alias && !o.nested_anon_include) continue;
       c.anonymous = true;
       c.alias = alias;
     }
@@ -281,6 +307,22 @@ struct Printed {
 // What the listing shows of one struct or union (LayoutOptions::Listing).
 void print_entry(Printer& p, const Table& t, const LayoutOptions& o, const Candidate& c, std::string& text) {
   const uint32_t index = c.index;
+  if (o.packable && !o.verbose) {
+    // print_packable_info(): an anonymous struct by its typedef's name,
+    // or where it is declared.
+    const Type& ty = t.t(index);
+    if (!ty.name.empty() || c.alias) {
+      text += ty.name.empty() ? t.t(c.alias).name : ty.name;
+    } else {
+      const std::string_view file = t.decl_file(index);
+      text += file.empty() ? std::string_view("(null)") : file;
+      text += "(" + std::to_string(static_cast<int32_t>(ty.decl_line)) + ")";
+    }
+    const uint64_t new_size = reorganize(t, index, false).size;
+    text += o.separator + std::to_string(ty.size) + o.separator + std::to_string(new_size) + o.separator +
+            std::to_string(ty.size - new_size) + '\n';
+    return;
+  }
   if (o.listing == LayoutOptions::Listing::Layouts) return p.print_class(index, text, t.t(c.alias).name);
   if (o.listing == LayoutOptions::Listing::Nothing) return;
   const Type& ty = t.t(index);
@@ -337,7 +379,7 @@ bool unit_wanted(const dwarf::Unit& u, const LayoutOptions& o) {
 
 // The file's .debug_line when where types are declared is asked for (-I, -D).
 const Bytes* decl_lines(const dwarf::DwarfFile& dw, const LayoutOptions& o, Bytes& storage) {
-  if (!o.show_decl_info && o.decl_exclude.empty()) return nullptr;
+  if (!o.show_decl_info && o.decl_exclude.empty() && !o.packable) return nullptr;
   storage = dw.line_section();
   return &storage;
 }
@@ -466,7 +508,7 @@ void print_pointers_to(const Table& t, const LayoutOptions& o, Printer& p, uint3
 // prints what pahole prints from it and drops those names from `pending`.
 // `names`/`found` are the look-up results for this table; `seen` the
 // structs -i and -f have listed.
-void print_named_from(const Table& t, std::string_view unit_name, const LayoutOptions& o,
+void print_named_from(Table& t, std::string_view unit_name, const LayoutOptions& o,
                       const std::vector<std::string>& names, const std::vector<uint32_t>& found,
                       std::vector<std::string>& pending, std::unordered_set<std::string>& seen, std::string& out) {
   std::unique_ptr<Printer> printer;
@@ -490,6 +532,11 @@ void print_named_from(const Table& t, std::string_view unit_name, const LayoutOp
       return;
     }
     if (!printer) printer = std::make_unique<Printer>(t, o);
+    if (o.reorganize) {  // whatever -i or -f say
+      if (t.t(index).kind == TKind::Struct) print_reorganized(t, *printer, index, o, out);
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(at));
+      continue;
+    }
     switch (o.search) {
       case LayoutOptions::Search::Type:
         printer->print_named(index, out);

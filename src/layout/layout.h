@@ -74,6 +74,13 @@ struct LayoutOptions : PrintOptions {
   // has the type only, as for -C.
   enum class Search { Type, Containers, PointersTo } search = Search::Type;
   bool recursive = false;     // -d
+  // -R: with -C (or -i, -f: -R wins), each struct found reorganized as
+  // pahole's class__reorganize() would have it (layout/reorganize.h), then
+  // "/* saved N bytes! */"; with -V the moves first.
+  bool reorganize = false;
+  // -P: only the structs that reorganizing would shrink, listed as
+  // "NAME\tSIZE\tNEW_SIZE\tSAVED" (with -V: their layouts).
+  bool packable = false;
   bool skip_missing = false;  // a name a unit lacks does not stop the look-up of the next ones there
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages (dwarf::language_code)
   std::vector<uint16_t> lang_exclude;    // --lang_exclude

@@ -50,7 +50,7 @@ struct Member {
   bool has_bit_offset = false; // DW_AT_data_bit_offset (or BTF)
   bool is_static = false;
   // Filled by the printer (class__find_holes).
-  int32_t hole = 0;
+  int32_t hole = 0;            // 0..65535: pahole keeps it in 16 bits
   int32_t bit_hole = 0;
 };
 

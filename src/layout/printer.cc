@@ -247,13 +247,16 @@ void Printer::find_holes(uint32_t index) {
   if (ty.kind != TKind::Struct) return;
   ClassInfo& c = info_[index];
   if (c.holes_searched) return;
+  find_member_holes(std::span<Member>(members_.data() + ty.first, ty.count), ty.size, c);
+}
+
+void find_member_holes(std::span<Member> members, uint64_t size, Printer::ClassInfo& c) {
   c.nr_holes = c.nr_bit_holes = 0;
-  uint32_t cur_bitfield_end = static_cast<uint32_t>(ty.size * 8), cur_bitfield_size = 0;
+  uint32_t cur_bitfield_end = static_cast<uint32_t>(size * 8), cur_bitfield_size = 0;
   uint32_t last_seen_bit = 0;
   bool in_bitfield = false;
   Member* last = nullptr;
-  for (uint32_t k = 0; k < ty.count; ++k) {
-    Member& pos = members_[ty.first + k];
+  for (Member& pos : members) {
     if (pos.is_static) continue;
     pos.bit_hole = 0;
     pos.hole = 0;
@@ -289,18 +292,18 @@ void Printer::find_holes(uint32_t index) {
       cur_bitfield_end = bit_end;
     }
     if (last) {
-      last->hole = byte_holes;
+      last->hole = static_cast<uint16_t>(byte_holes);  // pahole keeps a member's hole in 16 bits
       last->bit_hole = bit_holes;
     } else {
       c.pre_hole = byte_holes;
       c.pre_bit_hole = bit_holes;
     }
     if (bit_holes) c.nr_bit_holes++;
-    if (byte_holes > 0) c.nr_holes++;
+    if (byte_holes != 0) c.nr_holes++;
     last = &pos;
   }
   if (in_bitfield) {
-    uint32_t bitfield_end = static_cast<uint32_t>(std::min<uint64_t>(ty.size * 8, cur_bitfield_end));
+    uint32_t bitfield_end = static_cast<uint32_t>(std::min<uint64_t>(size * 8, cur_bitfield_end));
     c.bit_padding = static_cast<uint8_t>(bitfield_end - last_seen_bit);
     last_seen_bit = bitfield_end;
   } else {
@@ -309,8 +312,26 @@ void Printer::find_holes(uint32_t index) {
   // pahole keeps the padding in 16 bits and the bit padding in 8: a size
   // smaller than the members (broken DWARF, hostile BTF) wraps, as there,
   // and bounds the "Force padding" lines printed from it.
-  c.padding = static_cast<uint16_t>(static_cast<uint32_t>(ty.size) - last_seen_bit / 8);
+  c.padding = static_cast<uint16_t>(static_cast<uint32_t>(size) - last_seen_bit / 8);
   c.holes_searched = true;
+}
+
+uint32_t Printer::add_clone(Table& table, uint32_t original, std::span<const Member> members, uint64_t size) {
+  Type clone = table.t(original);
+  clone.first = static_cast<uint32_t>(table.members.size());
+  clone.count = static_cast<uint32_t>(members.size());
+  clone.size = size;
+  table.members.insert(table.members.end(), members.begin(), members.end());
+  members_.insert(members_.end(), members.begin(), members.end());
+  biggest_memo_.clear();  // it points into members_
+  const uint32_t at = static_cast<uint32_t>(table.types.size());
+  table.types.push_back(clone);
+  ClassInfo info = info_[original < info_.size() ? original : 0];
+  info.holes_searched = false;  // its own members' holes
+  info_.push_back(info);
+  expanding_.push_back(0);
+  alignment_memo_.push_back(0);
+  return at;
 }
 
 uint32_t Printer::natural_alignment(uint32_t index) { return table_.natural_alignment(index, alignment_memo_); }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,13 @@ class Printer {
   bool is_packed(uint32_t index) { return infer_packed(index); }
   // class__has_flexible_array(): the last member an array of no elements.
   bool has_flexible_array(uint32_t index);
+  // class__clone() of struct `original` with other `members` and `size`
+  // (a reorganized copy, layout/reorganize.h), appended to `table`, which
+  // must be the table this printer prints; returns its index. Like
+  // pahole's clone it keeps what was found of the original (packed or
+  // not, if that was inferred already), and this printer keeps what it
+  // found of the other types.
+  uint32_t add_clone(Table& table, uint32_t original, std::span<const Member> members, uint64_t size);
 
  private:
   struct Conf;
@@ -159,5 +167,10 @@ class Printer {
   mutable std::vector<Biggest> biggest_memo_;  // first_biggest_member's, by type
   std::vector<Member> members_;  // the table's members, with holes filled in
 };
+
+// class__find_holes() over a struct's members (`size` its size in bytes):
+// each member's hole and bit hole after it, and the struct's counts and
+// padding in `c`.
+void find_member_holes(std::span<Member> members, uint64_t size, Printer::ClassInfo& c);
 
 }  // namespace btfc::layout

@@ -328,6 +328,45 @@ TEST(LayoutDeclInfo, FilesOfGccAndClangMatchPahole) {
   }
 }
 
+// -R: structs reorganized to fill their holes ("saved N bytes!"), with -V
+// the moves first; -P: the structs that would shrink, NAME SIZE NEW SAVED.
+TEST_F(LayoutFixture, ReorganizeAndPackableMatchPahole) {
+  const std::string all = "holes,bits,packed,aligned,inner_pad,uses_inner,nested,flex,big,fp,u,uses_tdef,outer";
+  expect_same_dwarf_and_btf("-R -C " + all);
+  for (const std::string& opts : std::vector<std::string>{"-V -R -C " + all, "-P", "-P -V", "-P -a", "-P -x h",
+                                                          "--packable --structs", "-R -i holes", "-R -C holes -I"}) {
+    SCOPED_TRACE(opts);
+    expect_same(opts, *object_);
+  }
+  expect_same("-P -F btf", *btf_);
+  // What pahole moves in struct holes (a char, a char, a short, an int
+  // and a long, 16 bytes in the end), from its 32.
+  RunResult r = run_btfc("layout -R -C holes " + *object_);
+  EXPECT_NE(r.out.find("};   /* saved 16 bytes! */\n"), std::string::npos) << r.out;
+  EXPECT_NE(run_btfc("layout -P " + *object_).out.find("holes\t32\t16\t16\n"), std::string::npos);
+  EXPECT_EQ(run_btfc("layout -P --sort " + *object_).status, 2);
+}
+
+// pahole keeps a member's hole in 16 bits, and counts a negative one: a
+// struct over 64 KB whose holes wrap (pglist_data is one), and the same
+// struct reorganized, whose moved member's offset wraps too.
+TEST(LayoutHoles, HolesOverSixtyFourKilobytesMatchPahole) {
+  if (!tool_exists("/usr/bin/pahole")) GTEST_SKIP() << "pahole (Debian dwarves) is not installed: no oracle";
+  const std::string obj = compile_c("big_holes",
+                                    "struct bighole { char a; int b __attribute__((aligned(131072))); char c; };\n"
+                                    "struct wide { long x[9000]; char a; long y; int b; char c; int d; };\n"
+                                    "struct bighole v1; struct wide v2;\n",
+                                    "gcc -g -c");
+  for (const char* opts : {"-C bighole,wide", "-R -C bighole,wide", "-V -R -C wide", "-P"}) {
+    SCOPED_TRACE(opts);
+    RunResult p = run(std::string("/usr/bin/pahole ") + opts + " " + obj),
+              b = run_btfc(std::string("layout ") + opts + " " + obj);
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(only_what_124_prints(b.out), only_what_124_prints(p.out));
+  }
+  EXPECT_NE(run_btfc("layout -C bighole " + obj).out.find("XXX 65535 bytes hole"), std::string::npos);
+}
+
 // -m: per struct, the function parameters pointing to it (a const pointer,
 // a typedef of a pointer or of the struct does not count), over every
 // function pahole's loader sees: definitions, declarations of the ones
