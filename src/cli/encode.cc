@@ -175,7 +175,7 @@ const std::string_view kPaholeHelp =
     "  -u, --defined_in  --skip_missing\n"
     "  -E, --expand_types  -q, --quiet  -r, --rel_offset  --hex  -s, --sizes\n"
     "  -n, --nr_members  -N, --class_name_len  -T, --nr_definitions\n"
-    "  -m, --nr_methods  -R, --reorganize  -P, --packable\n"
+    "  -m, --nr_methods  -R, --reorganize  -P, --packable  -S (alone)\n"
     "  -t, --separator=C  -V, --verbose  --sort  --flat_arrays  -a, --anon_include\n"
     "  -A, --nested_anon_include  --show_private_classes  --structs  --unions\n"
     "  --packed  --with_flexible_array  -x, --exclude=PREFIX\n"

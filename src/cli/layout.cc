@@ -179,6 +179,10 @@ int print_layouts(LayoutRequest& r) {
   // layouts sorted as well: not a listing worth matching.
   if (r.options.packable && !r.options.verbose && r.options.sort)
     throw UsageError{"-P/--packable with --sort is not supported (without -V)"};
+  // -S shows the steps of -R (alone it changes nothing, as in pahole);
+  // pahole 1.24 crashes printing them: no output to match.
+  if (r.options.show_reorg_steps && r.options.reorganize)
+    throw UsageError{"-S/--show_reorg_steps with -R is not supported (pahole 1.24 crashes there)"};
   if (r.options.nr_methods && !r.options.class_names.empty())
     throw UsageError{"-m/--nr_methods lists every struct: it does not take -C, -i or -f (as pahole)"};
   r.options.file_name = r.file;
@@ -267,6 +271,7 @@ bool apply_switch(std::string_view name, layout::LayoutOptions& o) {
   else if (name == "--show_decl_info") o.show_decl_info = true;
   else if (name == "--reorganize") o.reorganize = true;
   else if (name == "--packable") o.packable = true;
+  else if (name == "--show_reorg_steps") o.show_reorg_steps = true;
   else return false;
   return true;
 }
@@ -330,6 +335,7 @@ std::string_view long_name(char letter) {
     case 'm': return "--nr_methods";
     case 'R': return "--reorganize";
     case 'P': return "--packable";
+    case 'S': return "--show_reorg_steps";
     case 'V': return "--verbose";
     case 'X': return "--cu_exclude";
     case 'u': return "--defined_in";

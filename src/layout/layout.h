@@ -81,6 +81,7 @@ struct LayoutOptions : PrintOptions {
   // -P: only the structs that reorganizing would shrink, listed as
   // "NAME\tSIZE\tNEW_SIZE\tSAVED" (with -V: their layouts).
   bool packable = false;
+  bool show_reorg_steps = false;  // -S: with -R only (refused there); alone nothing
   bool skip_missing = false;  // a name a unit lacks does not stop the look-up of the next ones there
   std::vector<uint16_t> lang_include;    // --lang: only units of these languages (dwarf::language_code)
   std::vector<uint16_t> lang_exclude;    // --lang_exclude

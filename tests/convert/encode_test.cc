@@ -696,9 +696,9 @@ TEST(Encode, PaholeMode) {
   // A pahole option btfc does not implement is an error, not ignored,
   // with -J and without.
   for (const char* j : {"-J ", ""}) {
-    test::RunResult u = test::run(pahole + " " + j + "--show_reorg_steps " + obj);
+    test::RunResult u = test::run(pahole + " " + j + "--prettify=" + obj + " " + obj);
     EXPECT_EQ(u.status, 2) << j;
-    EXPECT_NE(u.err.find("pahole option --show_reorg_steps is not supported by btfc"), std::string::npos) << u.err;
+    EXPECT_NE(u.err.find("pahole option --prettify is not supported by btfc"), std::string::npos) << u.err;
   }
   // Without -J or --btf_encode_detached pahole prints layouts and leaves
   // FILE alone (Debian's, the oracle): pahole mode prints the same text,
@@ -713,7 +713,8 @@ TEST(Encode, PaholeMode) {
                                   "--with_flexible_array -q " + obj, "--skip_missing -C None,S " + obj,
                                   "-aAs " + obj, "-C Nest -C S " + obj, "-f Opaque -i Inner " + obj,
                                   "-IC S " + obj, "--show_decl_info -s " + obj, "-D/usr -s " + obj,
-                                  "-s --sort " + obj, "-RC S " + obj, "-P " + obj, "-VRC S " + obj}) {
+                                  "-s --sort " + obj, "-RC S " + obj, "-P " + obj, "-VRC S " + obj,
+                                  "-SC S " + obj}) {
     test::RunResult real = test::run("/usr/bin/pahole " + args);
     ASSERT_EQ(real.status, 0) << args << ": " << real.err;
     ASSERT_FALSE(real.out.empty()) << args;
