@@ -94,18 +94,30 @@ class HeaderReader {
   unsigned offset_size_;
 };
 
-// elfutils' spelling of a file in a directory (nullptr: unknown directory).
-std::string joined(const std::optional<std::string_view>& dir, std::string_view name) {
-  if (name.starts_with('/') || !dir) return std::string(name);
-  std::string path(*dir);
-  path += '/';
-  path += name;
-  return path;
+// elfutils' spelling of a file in a directory (nullopt: unknown directory).
+FileName joined(const std::optional<std::string_view>& dir, std::string_view name) {
+  if (name.starts_with('/') || !dir) return {{}, name};
+  return {*dir, name};
 }
 
 }  // namespace
 
-std::vector<std::string> decl_files(const Unit& unit, Bytes debug_line) {
+std::string FileName::path() const {
+  if (dir.data() == nullptr) return std::string(name);
+  std::string p(dir);
+  p += '/';
+  p += name;
+  return p;
+}
+
+bool FileName::path_starts_with(std::string_view prefix) const {
+  if (dir.data() == nullptr) return name.starts_with(prefix);
+  if (prefix.size() <= dir.size()) return dir.starts_with(prefix);
+  if (!prefix.starts_with(dir) || prefix[dir.size()] != '/') return false;
+  return name.starts_with(prefix.substr(dir.size() + 1));
+}
+
+std::vector<FileName> decl_files(const Unit& unit, Bytes debug_line) {
   if (!unit.stmt_list || debug_line.empty() || !unit.sections) return {};
   Reader whole(debug_line, ".debug_line", unit.sections->big_endian);
   if (*unit.stmt_list >= debug_line.size())
@@ -133,28 +145,28 @@ std::vector<std::string> decl_files(const Unit& unit, Bytes debug_line) {
   r.skip(opcode_base > 0 ? opcode_base - 1u : 0u);  // standard_opcode_lengths
 
   std::vector<std::optional<std::string_view>> dirs;
-  std::vector<std::string> files;
+  std::vector<FileName> files;
   bool valid = true;
   if (version >= 5) {
     for (const auto& e : h.entries()) dirs.push_back(e.has_path ? std::optional(e.path) : std::nullopt);
     for (const auto& e : h.entries()) {
       if (e.dir >= dirs.size()) valid = false;
-      files.push_back(valid ? joined(dirs[e.dir], e.path) : std::string());
+      files.push_back(valid ? joined(dirs[e.dir], e.path) : FileName{});
     }
   } else {
     dirs.push_back(unit.comp_dir.empty() ? std::nullopt : std::optional(unit.comp_dir));
     for (std::string_view d = r.cstr(); !d.empty(); d = r.cstr()) dirs.push_back(d);
-    files.emplace_back("???");
+    files.push_back({{}, "???"});
     for (std::string_view name = r.cstr(); !name.empty(); name = r.cstr()) {
       const uint64_t dir = r.uleb128();
       r.uleb128();  // modification time
       r.uleb128();  // length
       if (dir >= dirs.size()) valid = false;
-      files.push_back(valid ? joined(dirs[dir], name) : std::string());
+      files.push_back(valid ? joined(dirs[dir], name) : FileName{});
     }
   }
   if (!valid) return {};  // elfutils refuses the whole table
-  if (!files.empty()) files[0].clear();  // decl_file 0 names no file
+  if (!files.empty()) files[0] = {};  // decl_file 0 names no file
   return files;
 }
 

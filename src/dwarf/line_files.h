@@ -16,22 +16,35 @@
 //     does not have.
 //
 //   Bytes line = dw.line_section();            // once, before going parallel
-//   std::vector<std::string> files = dwarf::decl_files(unit, line);
-//   std::string_view file = decl_file < files.size() ? files[decl_file] : "";  // "" = none
+//   std::vector<dwarf::FileName> files = dwarf::decl_files(unit, line);
+//   if (decl_file < files.size() && !files[decl_file].empty()) print(files[decl_file].path());
 //
-// Only the header is read, not the line program. Bad input throws
-// btfc::Error naming .debug_line (or the string section) and the offset.
+// Only the header is read, not the line program, and names are joined
+// only when asked for (a hostile table can name a long directory for
+// each of many files). Bad input throws btfc::Error naming .debug_line
+// (or the string section) and the offset.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dwarf/dwarf_file.h"
 
 namespace btfc::dwarf {
 
-// Index = a DW_AT_decl_file value; an empty string where no file is named.
-// A unit without DW_AT_stmt_list (or a file without .debug_line) has none.
-std::vector<std::string> decl_files(const Unit& unit, Bytes debug_line);
+// A file of the table: `name` in directory `dir` (a null view: the name
+// stands alone), both pointing into the file's sections.
+struct FileName {
+  std::string_view dir, name;
+  bool empty() const { return name.empty(); }
+  std::string path() const;
+  bool path_starts_with(std::string_view prefix) const;
+};
+
+// Index = a DW_AT_decl_file value; an empty FileName where no file is
+// named. A unit without DW_AT_stmt_list (or a file without .debug_line)
+// has none.
+std::vector<FileName> decl_files(const Unit& unit, Bytes debug_line);
 
 }  // namespace btfc::dwarf

@@ -52,8 +52,8 @@ bool wanted(const Table& t, uint32_t i, const LayoutOptions& o, uint32_t alias =
   if (!o.exclude_prefix.empty() && !name.empty() && name.starts_with(o.exclude_prefix)) return false;
   if (!o.include_prefix.empty() && !name.empty() && !name.starts_with(o.include_prefix)) return false;
   if (!o.decl_exclude.empty()) {
-    const std::string_view file = t.decl_file(i);
-    if (file.empty() || file.starts_with(o.decl_exclude)) return false;
+    const dwarf::FileName file = t.decl_file(i);
+    if (file.empty() || file.path_starts_with(o.decl_exclude)) return false;
   }
   if (!o.only_names.empty() &&
       !o.only_names.count((ty.kind == TKind::Union ? "union " : "struct ") + std::string(ty.name)))
@@ -314,8 +314,8 @@ void print_entry(Printer& p, const Table& t, const LayoutOptions& o, const Candi
     if (!ty.name.empty() || c.alias) {
       text += ty.name.empty() ? t.t(c.alias).name : ty.name;
     } else {
-      const std::string_view file = t.decl_file(index);
-      text += file.empty() ? std::string_view("(null)") : file;
+      const dwarf::FileName file = t.decl_file(index);
+      text += file.empty() ? std::string("(null)") : file.path();
       text += "(" + std::to_string(static_cast<int32_t>(ty.decl_line)) + ")";
     }
     const uint64_t new_size = reorganize(t, index, false).size;

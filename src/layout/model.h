@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dwarf/line_files.h"
+
 namespace btfc::layout {
 
 enum class TKind : uint8_t {
@@ -103,16 +105,16 @@ struct Table {
   uint16_t language = 0;
   unsigned cacheline_size = 64;     // BTF: what inferred alignments snap to
   std::string_view unit_name;       // DW_AT_name of the unit; a BTF file's name as given
-  std::vector<std::string> files;   // Type::decl_file's names ("" where none is named)
+  std::vector<dwarf::FileName> files;  // Type::decl_file's names (empty where none is named)
   // -m: the parameter types of each function, functions in table order
   // (DWARF: when the table was built with them; BTF: always).
   std::vector<uint32_t> function_params;
 
   const Type& t(uint32_t i) const { return types[i < types.size() ? i : 0]; }
   // The file a type is declared in, empty when none is known.
-  std::string_view decl_file(uint32_t i) const {
+  dwarf::FileName decl_file(uint32_t i) const {
     const uint32_t f = t(i).decl_file;
-    return f < files.size() ? std::string_view(files[f]) : std::string_view();
+    return f < files.size() ? files[f] : dwarf::FileName{};
   }
   // tag__size(): bytes of a type, following typedefs/qualifiers, times array elements.
   uint64_t size_of(uint32_t i, int depth = 0) const;

@@ -1246,7 +1246,8 @@ void Printer::decl_info(uint32_t index, std::string& out) const {
   out += " */\n/* <";
   out += offset;
   out += "> ";
-  out += or_null(table_.decl_file(index));
+  const dwarf::FileName file = table_.decl_file(index);
+  out += file.empty() ? std::string("(null)") : file.path();
   out += ':';
   out += std::to_string(table_.t(index).decl_line);
   out += " */\n";

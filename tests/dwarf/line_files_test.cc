@@ -49,7 +49,14 @@ Built build(uint16_t version, const std::string& comp_dir, const ByteWriter& lin
   return b;
 }
 
-Files files_of(const Built& b) { return decl_files(b.dw->units().at(0), b.dw->line_section()); }
+// The paths, joined as they are printed ("" where no file is named).
+Files paths(const std::vector<FileName>& files) {
+  Files out;
+  for (const FileName& f : files) out.push_back(f.empty() ? std::string() : f.path());
+  return out;
+}
+
+Files files_of(const Built& b) { return paths(decl_files(b.dw->units().at(0), b.dw->line_section())); }
 
 std::string error_of(const Built& b) {
   try {
@@ -129,6 +136,28 @@ TEST(LineFiles, NoStatementListNoFiles) {
   DwarfFile dw(*elf);
   EXPECT_TRUE(dw.line_section().empty());
   EXPECT_TRUE(decl_files(dw.units().at(0), dw.line_section()).empty());
+}
+
+TEST(LineFiles, PrefixesAreOfTheJoinedPath) {
+  const FileName in_dir{"/src/linux", "fs/inode.c"}, alone{{}, "inc/h.h"};
+  for (std::string_view prefix : {"", "/", "/src", "/src/linux", "/src/linux/", "/src/linux/fs", "/src/linux/fs/inode.c"})
+    EXPECT_TRUE(in_dir.path_starts_with(prefix)) << prefix;
+  for (std::string_view prefix : {"/src/linuxx", "/src/linux/x", "/src/linux/fs/inode.c2", "src"})
+    EXPECT_FALSE(in_dir.path_starts_with(prefix)) << prefix;
+  EXPECT_TRUE(alone.path_starts_with("inc/"));
+  EXPECT_FALSE(alone.path_starts_with("/inc"));
+  EXPECT_EQ(in_dir.path(), "/src/linux/fs/inode.c");
+  EXPECT_EQ(alone.path(), "inc/h.h");
+}
+
+TEST(LineFiles, ManyFilesOfALongDirectoryCostTheirEntriesOnly) {
+  // 200,000 files of a 100 KB directory: joined, 20 GB; as read, views.
+  std::vector<std::pair<std::string, uint64_t>> many(200000, {"f", 1});
+  const Built b = build(4, "/src", header4(4, {std::string(100000, 'd')}, many));
+  const std::vector<FileName> files = decl_files(b.dw->units().at(0), b.dw->line_section());
+  ASSERT_EQ(files.size(), 200001u);
+  EXPECT_EQ(files[200000].dir.size(), 100000u);
+  EXPECT_EQ(files[200000].name, "f");
 }
 
 TEST(LineFiles, ADirectoryPastTheTableNamesNoFileAtAll) {
