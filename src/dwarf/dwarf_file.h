@@ -457,6 +457,12 @@ class DwarfFile {
   // other attributes are not checked when the fast path skips them.
   TypeAttrs type_attrs(const Die& die) const;
 
+  // The string at `offset` of a string section (`name`, bytes `section`,
+  // its last NUL at `end` - 1): an Error at `where` of `at`'s section if the
+  // offset is past the section, one at the offset if no NUL follows it.
+  static const uint8_t* string_at(Bytes section, size_t end, std::string_view name, uint64_t offset,
+                                  const Reader& at, uint64_t where);
+
   // Evaluates a location expression that is just an address:
   // DW_OP_addr A, DW_OP_addrx / DW_OP_GNU_addr_index I (resolved through
   // .debug_addr). nullopt for anything else.
@@ -524,8 +530,6 @@ class DwarfFile {
   bool type_attrs_str(TypeAttrs& out, const Die& die) const;
   void load_alt(const elf::ElfFile& elf, const Options& options);
   Die die_in(const Unit& unit, uint64_t section_offset) const;
-  static const uint8_t* string_at(Bytes section, size_t end, std::string_view name, uint64_t offset,
-                                  const Reader& at, uint64_t where);
 
   friend class UnitBytes;
   // The bytes [lo, hi) of the main .debug_info relocated into `buffer`

@@ -62,7 +62,7 @@ class HeaderReader {
     const uint64_t count_at = r_.offset();
     const uint64_t count = r_.uleb128();
     // Every entry takes a byte at least, unless it has no fields at all.
-    if (count > r_.remaining() && (count > 0 && !format.empty()))
+    if (count > r_.remaining() && !format.empty())
       r_.fail_at(count_at, std::to_string(count) + " entries cannot fit in the " +
                                std::to_string(r_.remaining()) + " bytes left of the header");
     if (format.empty() && count > 0)
@@ -85,8 +85,7 @@ class HeaderReader {
   std::string_view pooled(Bytes section, size_t end, std::string_view name) {
     const uint64_t at = r_.offset();
     const uint64_t off = r_.uint(offset_size_);
-    if (off >= end) r_.fail_at(at, "string offset " + hex(off) + " is past the end of " + std::string(name));
-    return std::string_view(reinterpret_cast<const char*>(section.data() + off));
+    return reinterpret_cast<const char*>(DwarfFile::string_at(section, end, name, off, r_, at));
   }
 
   const Sections& s_;

@@ -196,6 +196,16 @@ TEST(LineFiles, BadHeadersAreErrorsNamingTheOffset) {
   huge_line.raw(huge.data());
   EXPECT_EQ(error_of(build(5, "", huge_line)),
             ".debug_line+0x15: 1152921504606846976 entries cannot fit in the 0 bytes left of the header");
+  ByteWriter far;  // a path in .debug_line_str past its end
+  far.u8(1).u8(1).u8(1).u8(0xfb).u8(14).u8(1);
+  far.u8(1).uleb(1).uleb(DW_FORM_line_strp).uleb(1).u32(100);
+  ByteWriter far_line;
+  far_line.u32(static_cast<uint32_t>(8 + far.size())).u16(5).u8(8).u8(0).u32(static_cast<uint32_t>(far.size()));
+  far_line.raw(far.data());
+  ByteWriter short_str;
+  short_str.str("abc");
+  EXPECT_EQ(error_of(build(5, "", far_line, short_str)),
+            ".debug_line+0x16: string offset 0x64 is past the end of .debug_line_str (size 0x4)");
   ByteWriter addr_form;
   addr_form.u8(1).u8(1).u8(1).u8(0xfb).u8(14).u8(1);
   addr_form.u8(1).uleb(1).uleb(DW_FORM_addr).uleb(1).u64(0);
