@@ -28,6 +28,7 @@ struct Candidate {
     uint32_t bit_offset, bitfield_size;
   };
   std::vector<M> members;
+  uint64_t reorganized_size = 0;  // -P
   bool anonymous = false;  // -a
   uint32_t alias = 0;      // an anonymous one's first typedef, if any
   bool winner = false;
@@ -35,9 +36,6 @@ struct Candidate {
 };
 
 void put_u32(std::string& k, uint32_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); }
-
-// printf("%s", name) of pahole, whose NULL glibc prints so.
-std::string_view name_or_null(std::string_view name) { return name.empty() ? "(null)" : name; }
 
 // class__filter's tests of the type: kind, scope, name. An anonymous one
 // (-a) is tested by the name of `alias`, its first typedef, and passes
@@ -64,7 +62,9 @@ bool wanted(const Table& t, uint32_t i, const LayoutOptions& o, uint32_t alias =
 // class__filter's tests of the layout itself: --packed; the hole tests,
 // which a struct with fewer holes than asked fails and a union whenever one
 // is asked, unless --unions; --with_flexible_array, for structs.
-bool layout_wanted(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p) {
+// With -P, `reorganized_size` (if given) gets the struct's size reorganized.
+bool layout_wanted(const Table& t, uint32_t i, const LayoutOptions& o, Printer& p,
+                   uint64_t* reorganized_size = nullptr) {
   if (o.just_packed && !p.is_packed(i)) return false;
   const bool hole_tests = o.min_holes || o.min_bit_holes || o.hole_size_ge;
   // (pahole -P --unions lists unions unreorganized: it crashes then.)
@@ -76,7 +76,10 @@ bool layout_wanted(const Table& t, uint32_t i, const LayoutOptions& o, Printer& 
   }
   if (o.packable) {  // class__packable()
     const Printer::ClassInfo& h = p.holes(i);
-    if ((h.nr_holes == 0 && h.nr_bit_holes == 0) || reorganize(t, i, false).size >= t.t(i).size) return false;
+    if (h.nr_holes == 0 && h.nr_bit_holes == 0) return false;
+    const uint64_t size = reorganize(t, i, false).size;
+    if (size >= t.t(i).size) return false;
+    if (reorganized_size) *reorganized_size = size;
   }
   return !o.with_flexible_array || p.has_flexible_array(i);
 }
@@ -130,8 +133,8 @@ void make_candidates(const Table& t, const LayoutOptions& o, std::vector<Candida
   for (uint32_t i : t.classes) {
     const Type& ty = t.t(i);
     const uint32_t alias = ty.name.empty() && o.anon_include ? first_typedef[i] : 0;
-    if (!wanted(t, i, o, alias) || !layout_wanted(t, i, o, names)) continue;
     Candidate c;
+    if (!wanted(t, i, o, alias) || !layout_wanted(t, i, o, names, &c.reorganized_size)) continue;
     if (ty.name.empty()) {
       // pahole's class_formatter prints one inside its user unless -A;
       // the one-line formatters list it as "(null)".
@@ -314,11 +317,10 @@ void print_entry(Printer& p, const Table& t, const LayoutOptions& o, const Candi
     if (!ty.name.empty() || c.alias) {
       text += ty.name.empty() ? t.t(c.alias).name : ty.name;
     } else {
-      const dwarf::FileName file = t.decl_file(index);
-      text += file.empty() ? std::string("(null)") : file.path();
+      text += t.decl_path(index);
       text += "(" + std::to_string(static_cast<int32_t>(ty.decl_line)) + ")";
     }
-    const uint64_t new_size = reorganize(t, index, false).size;
+    const uint64_t new_size = c.reorganized_size;
     text += o.separator + std::to_string(ty.size) + o.separator + std::to_string(new_size) + o.separator +
             std::to_string(ty.size - new_size) + '\n';
     return;

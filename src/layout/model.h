@@ -39,6 +39,10 @@ enum class TKind : uint8_t {
   Other,         // something pahole cannot print (reference types...)
 };
 
+// A name as pahole's printf("%s") prints it: glibc prints a null one as
+// "(null)".
+inline std::string_view name_or_null(std::string_view name) { return name.empty() ? "(null)" : name; }
+
 struct Member {
   std::string_view name;
   uint32_t type = 0;
@@ -115,6 +119,11 @@ struct Table {
   dwarf::FileName decl_file(uint32_t i) const {
     const uint32_t f = t(i).decl_file;
     return f < files.size() ? files[f] : dwarf::FileName{};
+  }
+  // Its path as pahole prints it, "(null)" when none is known.
+  std::string decl_path(uint32_t i) const {
+    const dwarf::FileName f = decl_file(i);
+    return f.empty() ? std::string("(null)") : f.path();
   }
   // tag__size(): bytes of a type, following typedefs/qualifiers, times array elements.
   uint64_t size_of(uint32_t i, int depth = 0) const;

@@ -1132,7 +1132,7 @@ size_t Printer::class_fprintf(uint32_t index, const Conf& conf, std::string& o) 
       if (const Member* m = first_biggest_member(index)) {
         tabs(o, cconf.indent);
         o += "/* first biggest size base type member: ";
-        o += m->name.empty() ? std::string_view("(null)") : m->name;
+        o += name_or_null(m->name);
         std::snprintf(buf, sizeof buf, " %u %u */\n", m->byte_offset, m->byte_size);
         o += buf;
       }
@@ -1238,16 +1238,14 @@ Printer::Conf Printer::top_conf() const {
 // string as "(null)".
 void Printer::decl_info(uint32_t index, std::string& out) const {
   if (!options_.show_decl_info) return;
-  auto or_null = [](std::string_view s) { return s.empty() ? std::string_view("(null)") : s; };
   char offset[24];
   snprintf(offset, sizeof offset, "%llx", static_cast<unsigned long long>(table_.t(index).die_offset));
   out += "/* Used at: ";
-  out += or_null(table_.unit_name);
+  out += name_or_null(table_.unit_name);
   out += " */\n/* <";
   out += offset;
   out += "> ";
-  const dwarf::FileName file = table_.decl_file(index);
-  out += file.empty() ? std::string("(null)") : file.path();
+  out += table_.decl_path(index);
   out += ':';
   out += std::to_string(table_.t(index).decl_line);
   out += " */\n";

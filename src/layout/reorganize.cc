@@ -149,7 +149,7 @@ class Reorganizer {
     find_member_holes(m_, size_, info_);
   }
 
-  static std::string name(const Member& m) { return m.name.empty() ? "(null)" : std::string(m.name); }
+  static std::string name(const Member& m) { return std::string(name_or_null(m.name)); }
 
   static constexpr uint64_t kMaxSteps = uint64_t{1} << 26;
   uint64_t steps_ = 0;
