@@ -70,7 +70,8 @@ class Validator {
   Validator(const Btf& btf, std::string_view section, uint64_t types_offset, Rules rules)
       : btf_(btf), section_(section), types_offset_(types_offset), check_names_(rules >= Rules::Names),
         kernel_only_(rules == Rules::Kernel),
-        identifiers_(check_names_ ? (uint64_t{btf.end_str_off()} + 63) / 64 : 0) {}
+        identifiers_(check_names_ ? (uint64_t{btf.end_str_off()} + 63) / 64 : 0),
+        kinds_(btf.type_count()) {}
 
   // The per-record checks run in parallel chunks of ids; parallel_for
   // reports the lowest chunk's error, so the message is the first record's
@@ -150,6 +151,7 @@ class Validator {
     bool kflag = info_kind_flag(rec[1]);
     if (extra_words(kind, vlen) < 0 || kind == Kind::Unknown)
       fail(id, 1, "unknown kind " + std::to_string(static_cast<unsigned>(kind)));
+    kinds_[id - btf_.start_id()] = static_cast<uint8_t>(kind);
     if (rec[1] & 0x60ff0000) fail(id, 1, "reserved info bits set (" + hex(rec[1]) + ")");
     check_name_off(id, 0, rec[0], "");
     // Read only by the kinds whose name is not an identifier.
@@ -357,13 +359,18 @@ class Validator {
   // Kinds with no size, so nothing holds them by value (past modifiers).
   static bool has_no_size(Kind k) { return k == Kind::FuncProto || k == Kind::Fwd; }
 
-  Kind kind_of(TypeId id) const { return id == 0 ? Kind::Unknown : btf_.kind(id); }
+  // The kind of a type id checked in range (own ids from kinds_, which
+  // check_record has filled by the time the later checks run).
+  Kind kind_of(TypeId id) const {
+    if (id >= btf_.start_id()) return static_cast<Kind>(kinds_[id - btf_.start_id()]);
+    return id == 0 ? Kind::Unknown : btf_.kind(id);
+  }
 
   // Follows typedefs, modifiers and type tags (acyclic by now). Stops after
   // a bounded number of steps on a pathological chain: the checks that use
   // it then pass rather than take quadratic time.
   TypeId skip_modifiers(TypeId id) const {
-    for (int steps = 0; id != 0 && steps < 1024 && is_modifier(btf_.kind(id)); ++steps) id = btf_.record(id)[2];
+    for (int steps = 0; id != 0 && steps < 1024 && is_modifier(kind_of(id)); ++steps) id = btf_.record(id)[2];
     return id;
   }
 
@@ -409,7 +416,7 @@ class Validator {
     };
     std::vector<Frame> stack;
     for (TypeId root = start; root < btf_.end_id(); ++root) {
-      if (state[root - start]) continue;
+      if (state[root - start] || !has_by_value_edges(kind_of(root))) continue;
       stack.push_back(frame(root));
       state[root - start] = 1;
       while (!stack.empty()) {
@@ -428,6 +435,10 @@ class Validator {
           fail(c, 2, "reference cycle through " + describe(from).substr(5));
         }
         if (state[c - start] == 0) {
+          if (!has_by_value_edges(kind_of(c))) {
+            state[c - start] = 2;
+            continue;
+          }
           Frame child = frame(c);
           if (child.left == 0) {
             state[c - start] = 2;  // no edges: done as soon as met
@@ -449,7 +460,7 @@ class Validator {
     TypeId start = btf_.start_id();
     auto in_chain = [&](TypeId id) {
       if (id < start || id >= btf_.end_id()) return false;  // the base is checked and cannot point back
-      switch (info_kind(btf_.record(id)[1])) {
+      switch (kind_of(id)) {
         case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
         case Kind::TypeTag:
           return true;
@@ -476,6 +487,15 @@ class Validator {
   struct Edges {
     uint32_t first = 0, count = 0, stride = 1;
   };
+  static bool has_by_value_edges(Kind k) {
+    switch (k) {
+      case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
+      case Kind::Var: case Kind::Array: case Kind::Struct: case Kind::Union:
+        return true;
+      default:
+        return false;
+    }
+  }
   static Edges by_value_edges(const uint32_t* rec) {
     switch (info_kind(rec[1])) {
       case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
@@ -604,6 +624,10 @@ class Validator {
   bool check_names_;  // names are identifiers where BTF wants one (Rules::Names)
   bool kernel_only_;  // also the rules only the kernel applies (see reader.h)
   mutable std::vector<uint64_t> identifiers_;  // identifier_at(): a bit per string offset
+  // The kind of each own record, written by check_record: the later checks
+  // ask the kind of every type a record refers to, and a byte per type
+  // (100 KB for vmlinux) stays in cache where the records do not.
+  mutable std::vector<uint8_t> kinds_;
 };
 
 // The record walk of read_raw: where each record starts, checked to fit.
