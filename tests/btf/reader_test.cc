@@ -291,6 +291,52 @@ TEST(BtfReader, ModifierCycle) {
   EXPECT_EQ(error_of(write_raw(self)), ".BTF+0x20: type [1] STRUCT 's': reference cycle through [1] STRUCT 's'");
 }
 
+// The checks that follow references (sizes, kinds through modifiers) read
+// an own type's kind and size from what the first pass kept of it, a base
+// type's from the base: each way, a member's size comes through a chain of
+// modifiers, an element type's kind too, and pointers and modifiers that
+// loop back are found. (Offsets: header 24 bytes; INT 16, STRUCT 12 + 12
+// per member, CONST, TYPEDEF, PTR and FWD 12, ARRAY 24.)
+TEST(BtfReader, ReferencesFollowedThroughModifiers) {
+  Btf own;
+  TypeId i = own.add_int("int", 4, INT_SIGNED);  // [1] at 0
+  TypeId inner = own.add_struct("inner", 8);     // [2] at 16
+  own.add_member("x", i, 0);
+  own.add_member("y", i, 32);
+  TypeId c = own.add_const(inner);               // [3] at 52
+  TypeId t = own.add_typedef("in_t", c);         // [4] at 64
+  own.add_struct("outer", 12);                   // [5] at 76: 8 bytes at byte 4 fit 12
+  own.add_member("m", t, 32);
+  EXPECT_EQ(error_of(write_raw(own)), "(no error)");
+  own.add_struct("short", 8);                    // [6] at 100: not 8 (its member word 5 at 120 + 24)
+  own.add_member("m", t, 32);
+  EXPECT_EQ(error_of(write_raw(own)),
+            ".BTF+0x90: type [6] STRUCT 'short': member 'm' (8 bytes at byte 4) runs past the end (size 8)");
+
+  Btf base;
+  i = base.add_int("int", 4, INT_SIGNED);        // [1]
+  TypeId big = base.add_struct("big", 16);       // [2]
+  base.add_member("a", i, 0);
+  TypeId big_t = base.add_typedef("big_t", big);  // [3]
+  Btf split(&base);
+  split.add_struct("s", 8);                      // [4] at 0 of the split table, member offset word at 20
+  split.add_member("b", big_t, 0);
+  EXPECT_EQ(error_of(write_raw(split), &base),
+            ".BTF+0x2c: type [4] STRUCT 's': member 'b' (16 bytes at byte 0) runs past the end (size 8)");
+
+  Btf fwd;
+  i = fwd.add_int("int", 4, INT_SIGNED);         // [1] at 0
+  TypeId x = fwd.add_fwd("x", false);            // [2] at 16
+  TypeId x_t = fwd.add_typedef("x_t", x);        // [3] at 28
+  fwd.add_array(x_t, i, 2);                      // [4] at 40, element word 3 at 52
+  EXPECT_EQ(error_of(write_raw(fwd)), ".BTF+0x4c: type [4] ARRAY '(anon)': element type [3] has no size");
+
+  Btf loop;
+  loop.add_ptr(2);                               // [1] at 0, its type word at 8
+  loop.add_ptr(1);                               // [2]
+  EXPECT_EQ(error_of(write_raw(loop)), ".BTF+0x20: type [1] PTR '(anon)': loop of pointers and modifiers");
+}
+
 TEST(BtfReader, WrongTargetKinds) {
   Btf b;
   TypeId i = b.add_int("int", 4, INT_SIGNED);
