@@ -493,6 +493,8 @@ class Validator {
   struct Edges {
     uint32_t first = 0, count = 0, stride = 1;
   };
+  // The kinds by_value_edges() can give edges, told by the kind alone (the
+  // cycle walk passes over the others without reading their records).
   static bool has_by_value_edges(Kind k) {
     switch (k) {
       case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
