@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "btf/reader.h"
 #include "convert/btf_compare.h"
@@ -236,7 +237,16 @@ asm(".text\n"
     ".type mixed.part.0,@function\n mixed.part.0: nop\n ret\n"
     ".type mixed,@function\n mixed: ret\n"
     ".type zz_last.isra.0,@function\n zz_last.isra.0: ret\n"
-    ".type zz_last,@function\n zz_last: nop\n ret\n");
+    ".type zz_last,@function\n zz_last: nop\n ret\n"
+    // Around the 8 bytes the sort compares first: one name 7 bytes long,
+    // two 8 long (one of them at two addresses), two longer that share
+    // those 8, and one whose 5th byte is above ASCII.
+    ".type pfx_\xc3\xa9,@function\n pfx_\xc3\xa9: ret\n"
+    ".type pfx_abcd.isra.0,@function\n pfx_abcd.isra.0: ret\n"
+    ".type pfx_abcd,@function\n pfx_abcd: nop\n ret\n"
+    ".type pfx_abc,@function\n pfx_abc: ret\n"
+    ".type pfx_abcdA,@function\n pfx_abcdA: ret\n"
+    ".type pfx_abcde,@function\n pfx_abcde: ret\n");
 int amb_x(int a) { return a; }
 )";
 
@@ -254,6 +264,13 @@ TEST(Functions, ElfFunctionTable) {
   EXPECT_FALSE(index.ambiguous_addr(index.find("zz_last")));  // last name: never marked
   // Entries are in strcmp order.
   for (uint32_t i = 1; i < index.size(); i++) EXPECT_LT(index.name(i - 1), index.name(i));
+  std::vector<uint32_t> pfx;
+  for (const char* name : {"pfx_abc", "pfx_abcd", "pfx_abcdA", "pfx_abcde", "pfx_\xc3\xa9"}) {
+    pfx.push_back(index.find(name));
+    ASSERT_NE(pfx.back(), convert::FunctionIndex::kNone) << name;
+  }
+  for (size_t i = 1; i < pfx.size(); i++) EXPECT_EQ(pfx[i], pfx[i - 1] + 1) << i;  // next to each other, in that order
+  EXPECT_TRUE(index.ambiguous_addr(index.find("pfx_abcd")));  // its .isra copy is elsewhere
   // amb_x has a DWARF definition: ambiguous, so dropped only by consistent_func.
   EXPECT_NE(func(summarize(run_stand_in(so, legacy()).btf), "amb_x"), "(absent)");
   EXPECT_EQ(func(summarize(run_stand_in(so, features_default()).btf), "amb_x"), "(absent)");
