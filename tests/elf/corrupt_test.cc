@@ -302,6 +302,58 @@ TEST(ElfCorrupt, SymbolNameOutsideTheStringTable) {
   EXPECT_EQ(message, "t.o: .symtab+0x18: the name of symbol 1 (0x1000) lies outside .strtab (0x1 bytes)");
 }
 
+// A big symbol table is read in chunks of 16384 symbols on several
+// threads: every symbol must be what one pass in table order gives, and
+// of two bad names the error is the first one's.
+TEST(ElfCorrupt, SymbolChunksGiveWhatOnePassGives) {
+  set_jobs(2);
+  constexpr size_t n = 3 * 16384 + 100;
+  std::vector<uint8_t> strtab{0}, symtab(24 * n, 0);
+  for (size_t i = 1; i < n; i++) {
+    const std::string name = "s" + std::to_string(i);
+    put32(symtab, 24 * i, static_cast<uint32_t>(strtab.size()));  // st_name
+    strtab.insert(strtab.end(), name.begin(), name.end());
+    strtab.push_back(0);
+    symtab[24 * i + 4] = elf::STT_FUNC;  // st_info
+    put16(symtab, 24 * i + 6, 1);        // st_shndx: .debug_info
+    put64(symtab, 24 * i + 8, 3 * i);    // st_value
+  }
+  auto file = [&](const std::vector<uint8_t>& table) {
+    return encode({{".debug_info", elf::SHT_PROGBITS, 0, std::vector<uint8_t>(16, 0)},
+                   {".symtab", elf::SHT_SYMTAB, 0, table, 3, 1, 24},
+                   {".strtab", elf::SHT_STRTAB, 0, strtab}})
+        .bytes;
+  };
+  {
+    const std::vector<uint8_t> good = file(symtab);  // parse() reads the bytes where they are
+    auto f = elf::ElfFile::parse(good, "t.o");
+    const std::vector<elf::Symbol>& syms = f->symbols();
+    ASSERT_EQ(syms.size(), n);
+    for (size_t i = 1; i < n; i++) {
+      ASSERT_EQ(syms[i].name, "s" + std::to_string(i)) << i;
+      ASSERT_EQ(syms[i].value, 3 * i) << i;
+      ASSERT_EQ(syms[i].type, elf::STT_FUNC) << i;
+      ASSERT_EQ(syms[i].shndx, 1u) << i;
+    }
+  }
+  std::vector<uint8_t> bad = symtab;
+  put32(bad, 24 * 20000, 0x7fffffff);  // in the second chunk
+  put32(bad, 24 * 40000, 0x7ffffffe);  // in the third
+  const std::vector<uint8_t> bad_file = file(bad);
+  std::string message = "no error";
+  try {
+    elf::ElfFile::parse(bad_file, "t.o")->symbols();
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  char want[160];
+  std::snprintf(want, sizeof want,
+                "t.o: .symtab+0x%zx: the name of symbol 20000 (0x7fffffff) lies outside .strtab (0x%zx bytes)",
+                size_t{24 * 20000}, strtab.size());
+  EXPECT_EQ(message, want);
+  set_jobs(0);
+}
+
 TEST(ElfCorrupt, UnknownRelocationType) {
   // Type 99 is no x86-64 relocation the debug sections can hold.
   EXPECT_EQ(error_of(relocatable(rela64(0, 1, 99, 0)).bytes, ".debug_info"),
