@@ -407,23 +407,15 @@ class Validator {
     TypeId start = btf_.start_id();
     uint32_t n = btf_.type_count();
     std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
-    // A frame holds where its record's by-value edges are (see
-    // by_value_edges), read once rather than once per edge.
-    struct Frame {
-      TypeId id;
-      const uint32_t* edge;  // the next edge's word
-      uint32_t left;          // edges not taken yet
-      uint32_t stride;        // words from one edge to the next
-    };
-    auto frame = [&](TypeId id) {
-      const uint32_t* rec = btf_.record(id);
-      const Edges e = by_value_edges(rec);
-      return Frame{id, rec + e.first, e.count, e.stride};
-    };
     std::vector<Frame> stack;
     for (TypeId root = start; root < btf_.end_id(); ++root) {
-      if (state[root - start] || !has_by_value_edges(kind_of(root))) continue;
-      stack.push_back(frame(root));
+      if (state[root - start]) continue;
+      const Frame first = frame(root);
+      if (first.left == 0) {
+        state[root - start] = 2;  // no edges: done as soon as met
+        continue;
+      }
+      stack.push_back(first);
       state[root - start] = 1;
       while (!stack.empty()) {
         Frame& f = stack.back();
@@ -441,10 +433,6 @@ class Validator {
           fail(c, 2, "reference cycle through " + describe(from).substr(5));
         }
         if (state[c - start] == 0) {
-          if (!has_by_value_edges(kind_of(c))) {
-            state[c - start] = 2;
-            continue;
-          }
           Frame child = frame(c);
           if (child.left == 0) {
             state[c - start] = 2;  // no edges: done as soon as met
@@ -488,33 +476,31 @@ class Validator {
     }
   }
 
-  // A record's by-value references: `count` words, the first at word
-  // `first` of the record, `stride` words apart.
-  struct Edges {
-    uint32_t first = 0, count = 0, stride = 1;
+  // Where a type's by-value references are, for the cycle walk: `left`
+  // words from `edge` on, `stride` words apart, read once rather than once
+  // per edge. The kind comes from kinds_: the walk meets every type, and
+  // only the kinds with such references have their record read.
+  struct Frame {
+    TypeId id;
+    const uint32_t* edge = nullptr;  // the next edge's word
+    uint32_t left = 0;               // edges not taken yet
+    uint32_t stride = 1;             // words from one edge to the next
   };
-  // The kinds by_value_edges() can give edges, told by the kind alone (the
-  // cycle walk passes over the others without reading their records).
-  static bool has_by_value_edges(Kind k) {
-    switch (k) {
+  Frame frame(TypeId id) const {
+    switch (kind_of(id)) {
       case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
-      case Kind::Var: case Kind::Array: case Kind::Struct: case Kind::Union:
-        return true;
-      default:
-        return false;
-    }
-  }
-  static Edges by_value_edges(const uint32_t* rec) {
-    switch (info_kind(rec[1])) {
-      case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict: case Kind::TypeTag:
-      case Kind::Var:
-        return {2, rec[2] ? 1u : 0u, 1};
+      case Kind::Var: {
+        const uint32_t* rec = btf_.record(id);
+        return {id, rec + 2, rec[2] ? 1u : 0u, 1};
+      }
       case Kind::Array:
-        return {3, 1, 1};
-      case Kind::Struct: case Kind::Union:
-        return {4, info_vlen(rec[1]), 3};
+        return {id, btf_.record(id) + 3, 1, 1};
+      case Kind::Struct: case Kind::Union: {
+        const uint32_t* rec = btf_.record(id);
+        return {id, rec + 4, info_vlen(rec[1]), 3};
+      }
       default:
-        return {};
+        return {id};
     }
   }
 
