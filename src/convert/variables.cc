@@ -58,7 +58,8 @@ VariableIndex::VariableIndex(const elf::ElfFile& elf, const VariableOptions& opt
   // Looked up in the included sections only (vmlinux's 130k symbols hold
   // a few thousand per-cpu objects: the sort was most of this index).
   for (const elf::Symbol& sym : elf.symbols())
-    if (sym.type == elf::STT_OBJECT && !sym.name.empty() && included(sym.shndx)) objects_.push_back({sym.shndx, sym.name});
+    if (sym.type == elf::STT_OBJECT && !sym.name.empty() && included(sym.shndx))
+      objects_.push_back({sym.shndx, sym.name});
   std::sort(objects_.begin(), objects_.end());
 }
 
