@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "base/parallel.h"
 #include "base/prefault.h"
@@ -328,9 +329,11 @@ const std::vector<Symbol>& ElfFile::symbols() const {
     if (symtab->link >= sections_.size())
       throw Error(std::string(symtab->name), 0, "string table index " + std::to_string(symtab->link) + " out of range");
     Reader strings(raw_data(sections_[symtab->link]), sections_[symtab->link].name, big_endian_);
-    const Section* xindex = nullptr;
+    // The section indexes SHN_XINDEX stands for (a file of more than
+    // 65,279 sections), a word per symbol.
+    std::optional<Reader> xindex;
     for (const Section& s : sections_)
-      if (s.type == SHT_SYMTAB_SHNDX && s.link == symtab->index) xindex = &s;
+      if (s.type == SHT_SYMTAB_SHNDX && s.link == symtab->index) xindex.emplace(raw_data(s), s.name, big_endian_);
     Reader r(raw_data(*symtab), symtab->name, big_endian_);
     size_t entsize = is_64_ ? 24 : 16;
     size_t n = r.size() / entsize;
@@ -363,7 +366,7 @@ const std::vector<Symbol>& ElfFile::symbols() const {
         sym.bind = info >> 4;
         sym.shndx = shndx;
         if (shndx == SHN_XINDEX && xindex) {
-          Reader x(raw_data(*xindex), xindex->name, big_endian_);
+          Reader x = *xindex;
           x.seek(i * 4);
           sym.shndx = x.u32();
         }

@@ -354,6 +354,42 @@ TEST(ElfCorrupt, SymbolChunksGiveWhatOnePassGives) {
   set_jobs(0);
 }
 
+// A symbol whose st_shndx is SHN_XINDEX (a file of more than 65,279
+// sections) has its section index in .symtab_shndx, a word per symbol;
+// past that section's end, the error names it.
+TEST(ElfCorrupt, ExtendedSectionIndexesFromSymtabShndx) {
+  std::vector<uint8_t> strtab{0, 'a', 0, 'b', 0}, symtab(24 * 3, 0), shndx(4 * 3, 0);
+  for (uint32_t i = 1; i < 3; i++) {
+    put32(symtab, 24 * i, 2 * i - 1);  // "a", "b"
+    symtab[24 * i + 4] = elf::STT_FUNC;
+  }
+  put16(symtab, 24 + 6, 1);                 // a: .debug_info, directly
+  put16(symtab, 48 + 6, elf::SHN_XINDEX);   // b: through .symtab_shndx
+  put32(shndx, 8, 70000);
+  auto file = [&](const std::vector<uint8_t>& indexes) {
+    return encode({{".debug_info", elf::SHT_PROGBITS, 0, std::vector<uint8_t>(16, 0)},
+                   {".symtab", elf::SHT_SYMTAB, 0, symtab, 3, 1, 24},
+                   {".strtab", elf::SHT_STRTAB, 0, strtab},
+                   {".symtab_shndx", elf::SHT_SYMTAB_SHNDX, 0, indexes, 2, 0, 4}})
+        .bytes;
+  };
+  const std::vector<uint8_t> good = file(shndx);
+  auto f = elf::ElfFile::parse(good, "t.o");
+  ASSERT_EQ(f->symbols().size(), 3u);
+  EXPECT_EQ(f->symbols()[1].shndx, 1u);
+  EXPECT_EQ(f->symbols()[2].name, "b");
+  EXPECT_EQ(f->symbols()[2].shndx, 70000u);
+
+  const std::vector<uint8_t> short_file = file(std::vector<uint8_t>(8, 0));  // no word for symbol 2
+  std::string message = "no error";
+  try {
+    elf::ElfFile::parse(short_file, "t.o")->symbols();
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message, "t.o: .symtab_shndx+0x8: unexpected end of data");
+}
+
 TEST(ElfCorrupt, UnknownRelocationType) {
   // Type 99 is no x86-64 relocation the debug sections can hold.
   EXPECT_EQ(error_of(relocatable(rela64(0, 1, 99, 0)).bytes, ".debug_info"),
