@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "base/endian.h"
 #include "base/error.h"
 #include "base/parallel.h"
 #include "dwarf/constants.h"
@@ -43,11 +44,6 @@ uint64_t name_prefix(std::string_view s) {
   uint64_t k = 0;
   for (size_t i = 0; i < 8; ++i) k = k << 8 | (i < s.size() ? static_cast<uint8_t>(s[i]) : 0u);
   return k;
-}
-
-uint32_t load32(const uint8_t* p, bool be) {
-  return be ? uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]
-            : uint32_t{p[3]} << 24 | uint32_t{p[2]} << 16 | uint32_t{p[1]} << 8 | p[0];
 }
 
 }  // namespace
@@ -144,7 +140,7 @@ void FunctionIndex::read_kfuncs(const elf::ElfFile& elf) {
     if (s.shndx != ids->index || !s.name.starts_with(kSet8)) continue;
     uint64_t off = s.value - ids->addr;
     if (off >= data.size() || data.size() - off < 8) continue;
-    if (load32(data.data() + off + 4, be) & 1) ranges.push_back({s.value, s.value + s.size});
+    if (load<uint32_t>(data.data() + off + 4, be) & 1) ranges.push_back({s.value, s.value + s.size});
   }
   if (ranges.empty()) return;
   for (const elf::Symbol& s : elf.symbols()) {
@@ -163,7 +159,7 @@ void FunctionIndex::read_kfuncs(const elf::ElfFile& elf) {
       if (entry != kNone) {
         flags_[entry] |= kKfunc;
         auto it = std::lower_bound(kfunc_flags_.begin(), kfunc_flags_.end(), std::pair<uint32_t, uint32_t>{entry, 0});
-        uint32_t f = load32(data.data() + off + 4, be);
+        uint32_t f = load<uint32_t>(data.data() + off + 4, be);
         if (it != kfunc_flags_.end() && it->first == entry) it->second = f;
         else kfunc_flags_.insert(it, {entry, f});
       }
