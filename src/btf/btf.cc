@@ -5,10 +5,16 @@
 
 #include <xxhash.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstring>
 
+#include "base/endian.h"
 #include "base/flat_bytes.h"
 #include "base/parallel.h"
 #include "base/prefault.h"
@@ -87,9 +93,14 @@ void StringTable::assign_unindexed(std::span<const uint8_t> bytes) {
 }
 
 void StringTable::build_index() {
-  slots_.clear();
   count_ = 0;
-  no_index_ = false;
+  slots_ = whole_index(/*parallel=*/true, count_);
+  state_ = Index::Whole;
+  asked_.reset();
+  lazy_.reset();
+}
+
+std::vector<StringTable::Slot> StringTable::whole_index(bool parallel, uint32_t& count) const {
   // The strings and their hashes first, in parallel chunks of the bytes
   // (a chunk has the strings that start in it); then the inserts, in
   // offset order as one pass would make them (the first of equal texts
@@ -103,7 +114,7 @@ void StringTable::build_index() {
   constexpr size_t kChunkBytes = size_t{1} << 18;
   const size_t size = data_.size();
   std::vector<std::vector<Entry>> parts((size + kChunkBytes - 1) / kChunkBytes);
-  parallel_for(parts.size(), [&](size_t c) {
+  auto hash_chunk = [&](size_t c) {
     const size_t lo = c * kChunkBytes, hi = std::min(size, lo + kChunkBytes);
     size_t off = lo;
     while (off < hi && off > 0 && data_[off - 1] != '\0') ++off;  // the first string starting here
@@ -115,29 +126,147 @@ void StringTable::build_index() {
       mine.push_back({static_cast<uint32_t>(off), static_cast<uint32_t>(s.size()), hash(s)});
       off += s.size() + 1;
     }
-  });
+  };
+  if (parallel) parallel_for(parts.size(), hash_chunk);
+  else for (size_t c = 0; c < parts.size(); ++c) hash_chunk(c);
   size_t n = 0;
   for (const std::vector<Entry>& p : parts) n += p.size();
-  assign_prefaulted(slots_, slots_for(n + 1), Slot{});  // sized once, not grown through every size on the way
+  std::vector<Slot> slots;
+  assign_prefaulted(slots, slots_for(n + 1), Slot{});  // sized once, not grown through every size on the way
+  const size_t mask = slots.size() - 1;
   constexpr size_t kAhead = 16;
   for (size_t c = 0; c < parts.size(); ++c) {
     const std::vector<Entry>& p = parts[c];
     for (size_t i = 0; i < p.size(); ++i) {
-      if (i + kAhead < p.size()) prefetch(p[i + kAhead].hash);
+      if (i + kAhead < p.size()) __builtin_prefetch(&slots[p[i + kAhead].hash & mask]);
       const Entry& e = p[i];
-      insert_new(e.off, std::string_view(data_.data() + e.off, e.len), e.hash);
+      insert_new(slots, count, e.off, std::string_view(data_.data() + e.off, e.len), e.hash);
     }
   }
+  return slots;
 }
 
-void StringTable::insert_new(uint32_t off, std::string_view s, uint64_t h) {
-  const size_t mask = slots_.size() - 1;
+void StringTable::defer_index() {
+  slots_ = {};
+  count_ = 0;
+  state_ = Index::Deferred;
+  asked_.reset();
+  lazy_ = std::make_unique<Lazy>();
+}
+
+namespace {
+
+// index_only's filter of a table's strings: a key of a string's length
+// and first 8 bytes (of `bytes`, which end with NUL), read as a
+// little-endian word on any host.
+inline uint64_t prefix_key(std::span<const char> bytes, size_t start, size_t len) {
+  uint64_t w = 0;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(bytes.data()) + start;
+  if (bytes.size() - start >= 8) [[likely]] {
+    w = load<uint64_t>(p, /*big_endian=*/false);
+    w &= len < 8 ? (uint64_t{1} << (8 * len)) - 1 : ~uint64_t{0};
+  } else {
+    for (size_t i = 0; i < len; ++i) w |= uint64_t{p[i]} << (8 * i);
+  }
+  return (w ^ (uint64_t{len} * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
+}
+
+// Calls fn(start, len) for each NUL-terminated string of `bytes` (which
+// end with NUL), in order. The NULs of 64 bytes at a time are found as the
+// bits of a mask, without a branch per byte or per word: a loop that
+// stops at each string's end guesses wrong at most of them (vmlinux has
+// 100k strings).
+template <typename Fn>
+void for_each_string(std::span<const char> bytes, Fn&& fn) {
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const size_t size = bytes.size();
+  size_t start = 0, i = 0;
+  for (; size - i >= 64; i += 64) {
+    uint64_t nuls = 0;  // bit k: byte i + k is NUL
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    for (int k = 0; k < 4; ++k) {
+      __m128i v;
+      std::memcpy(&v, p + i + 16 * k, 16);
+      nuls |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)))} << (16 * k);
+    }
+#else
+    constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fu;
+    for (int k = 0; k < 8; ++k) {
+      const uint64_t w = load<uint64_t>(p + i + 8 * k, /*big_endian=*/false);
+      // 1 in the low bit of each zero byte, exactly (no borrow between
+      // bytes), then those 8 bits gathered into one byte.
+      const uint64_t z = ~(((w & kLow7) + kLow7) | w | kLow7) >> 7;
+      nuls |= (z * 0x0102040810204080u >> 56) << (8 * k);
+    }
+#endif
+    for (; nuls; nuls &= nuls - 1) {
+      const size_t at = i + static_cast<size_t>(std::countr_zero(nuls));
+      fn(start, at - start);
+      start = at + 1;
+    }
+  }
+  for (; i < size; ++i)
+    if (p[i] == 0) {
+      fn(start, i - start);
+      start = i + 1;
+    }
+}
+
+}  // namespace
+
+void StringTable::index_only(StringTable asked) {
+  if (state_ != Index::Deferred) throw Error("internal: index_only on a table whose index is not deferred");
+  // A bit per key of the asked texts: most of this table's strings are
+  // told apart by it without being hashed.
+  constexpr int kFilterBits = 18;
+  std::vector<uint64_t> filter(size_t{1} << (kFilterBits - 6));
+  auto bit = [](uint64_t key) { return key >> (64 - kFilterBits); };
+  const std::span<const char> asked_bytes = asked.bytes();
+  for_each_string(asked_bytes, [&](size_t start, size_t len) {
+    const uint64_t b = bit(prefix_key(asked_bytes, start, len));
+    filter[b / 64] |= uint64_t{1} << (b % 64);
+  });
+  slots_.assign(slots_for(asked.count_ + 1), Slot{});
+  count_ = 0;
+  const std::span<const char> mine = bytes();
+  for_each_string(mine, [&](size_t start, size_t len) {
+    const uint64_t b = bit(prefix_key(mine, start, len));
+    if (!(filter[b / 64] >> (b % 64) & 1)) return;
+    const std::string_view s(mine.data() + start, len);
+    const uint64_t h = hash(s);
+    if (asked.find(s, h)) insert_new(static_cast<uint32_t>(start), s, h);  // the first of equal texts stays
+  });
+  asked_ = std::make_unique<StringTable>(std::move(asked));
+  state_ = Index::Partial;
+}
+
+const std::vector<StringTable::Slot>& StringTable::lazy_whole() const {
+  std::call_once(lazy_->once, [&] {
+    uint32_t count = 0;
+    lazy_->slots = whole_index(/*parallel=*/false, count);
+  });
+  return lazy_->slots;
+}
+
+void StringTable::make_whole() {
+  if (state_ != Index::Deferred && state_ != Index::Partial) return;
+  count_ = 0;
+  slots_ = whole_index(/*parallel=*/true, count_);
+  state_ = Index::Whole;
+  asked_.reset();
+  lazy_.reset();
+}
+
+void StringTable::insert_new(std::vector<Slot>& slots, uint32_t& count, uint32_t off, std::string_view s,
+                             uint64_t h) const {
+  const size_t mask = slots.size() - 1;
   const uint32_t tag = tag_of(h);
   for (size_t i = h & mask;; i = (i + 1) & mask) {
-    const Slot& slot = slots_[i];
+    const Slot& slot = slots[i];
     if (!slot.off1) {
-      slots_[i] = {off + 1, tag};
-      ++count_;
+      slots[i] = {off + 1, tag};
+      ++count;
       return;
     }
     if (slot.tag == tag && equals(slot.off1 - 1, s)) return;
@@ -145,6 +274,7 @@ void StringTable::insert_new(uint32_t off, std::string_view s, uint64_t h) {
 }
 
 void StringTable::save_index(std::vector<uint8_t>& out) const {
+  if (state_ != Index::Whole) throw Error("internal: save_index of a string table without its whole index");
   FlatWriter(out).value(uint64_t{count_}).array(std::span<const Slot>(slots_));
 }
 
@@ -166,30 +296,49 @@ bool StringTable::restore_index(FlatReader& in) {
   if (used != count) return false;
   slots_ = std::move(slots);
   count_ = static_cast<uint32_t>(count);
-  no_index_ = false;
+  state_ = Index::Whole;
   return true;
 }
 
 void StringTable::drop_index() {
   slots_ = {};
   count_ = 0;
-  no_index_ = true;
+  state_ = Index::None;
+  asked_.reset();
+  lazy_.reset();
 }
 
-std::optional<uint32_t> StringTable::find(std::string_view s, uint64_t h) const {
-  if (no_index_) throw Error("internal: a string table without its index (dropped or not built yet) was looked up");
-  if (slots_.empty()) return std::nullopt;
-  size_t mask = slots_.size() - 1;
+std::optional<uint32_t> StringTable::probe(const std::vector<Slot>& slots, std::string_view s, uint64_t h) const {
+  if (slots.empty()) return std::nullopt;
+  size_t mask = slots.size() - 1;
   uint32_t tag = tag_of(h);
   for (size_t i = h & mask;; i = (i + 1) & mask) {
-    const Slot& slot = slots_[i];
+    const Slot& slot = slots[i];
     if (!slot.off1) return std::nullopt;
     if (slot.tag == tag && equals(slot.off1 - 1, s)) return slot.off1 - 1;
   }
 }
 
+std::optional<uint32_t> StringTable::find(std::string_view s, uint64_t h) const {
+  switch (state_) {
+    case Index::Whole:
+      return probe(slots_, s, h);
+    case Index::None:
+      throw Error("internal: a string table without its index (dropped or not built yet) was looked up");
+    case Index::Partial:
+      if (std::optional<uint32_t> off = probe(slots_, s, h)) return off;
+      if (asked_->find(s, h)) return std::nullopt;  // asked for, and not here
+      break;
+    case Index::Deferred:
+      break;
+  }
+  return probe(lazy_whole(), s, h);
+}
+
 uint32_t StringTable::add(std::string_view s, uint64_t h) {
-  if (no_index_) throw Error("internal: a string table without its index (dropped or not built yet) was added to");
+  if (state_ == Index::None)
+    throw Error("internal: a string table without its index (dropped or not built yet) was added to");
+  make_whole();
   if (slots_.empty()) grow();
   if ((count_ + 1) * 2 > slots_.size()) grow();
   size_t mask = slots_.size() - 1;
@@ -253,9 +402,30 @@ uint32_t Btf::add_string(std::string_view s, uint64_t h) {
   if (std::optional<uint32_t> off = shared_offset(s.data());
       off && *off - SHARED_STR_BASE + s.size() < shared_.size() && s.data()[s.size()] == '\0')
     return *off;
-  if (base_)
+  // A base whose index waits for dedup (defer_string_index) is not asked.
+  if (base_ && !base_->string_index_deferred())
     if (auto off = base_->find_string(s, h)) return *off;
   return start_str_off_ + strings_.add(s, h);
+}
+
+void Btf::index_strings_for(const Btf& split) {
+  if (!string_index_deferred()) return;
+  StringTable asked(/*leading_empty=*/false);
+  const uint32_t own_start = split.start_str_off();
+  // The offsets met last, by a hash of the offset: the units of a module
+  // name the same .debug_str offsets again and again.
+  std::vector<uint32_t> met(4096, 0);
+  for (TypeId id = split.start_id(); id < split.end_id(); ++id)
+    split.for_each_str_off(id, [&](uint32_t off) {
+      // Base strings are looked up by nobody; an offset out of range is
+      // dedup's error to report.
+      if (off < own_start || (!split.is_shared_str_off(off) && !split.valid_str_off(off))) return;
+      uint32_t& last = met[(off * 0x9e3779b1u) >> 20];
+      if (last == off) return;
+      last = off;
+      if (std::string_view text = split.str(off); !text.empty()) asked.add(text);
+    });
+  strings_.index_only(std::move(asked));
 }
 
 uint32_t Btf::add_string_pooled(const char* s) {

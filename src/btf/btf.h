@@ -27,6 +27,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -314,6 +316,17 @@ class StringTable {
   // add() and find() throw. The bytes must end with NUL.
   void assign_unindexed(std::span<const uint8_t> bytes);
   void build_index();
+  // Or an index that waits to see what is looked up: a module's base,
+  // vmlinux, has 100k strings, and a small module looks up only its own
+  // few thousand names (see Btf::index_strings_for). After
+  // defer_index(), index_only(asked) indexes the strings equal to one of
+  // `asked`'s (a table of the texts to be looked up), in a pass with no
+  // hash for most strings; any other find(), before it or of a text not
+  // asked, builds the whole index first, once, on whatever thread asks
+  // (the answers are those of build_index()). add() builds it too.
+  void defer_index();
+  bool index_deferred() const { return state_ == Index::Deferred; }
+  void index_only(StringTable asked);
 
   // Offset of `s`, appending it if it is new. `s` must not contain NUL.
   uint32_t add(std::string_view s) { return add(s, hash(s)); }
@@ -357,7 +370,8 @@ class StringTable {
   // (btf/base_cache.h): a table given the same bytes again gets the same
   // index without hashing every string. restore_index() reads all of an
   // image save_index() made of a table with these very bytes (false: it
-  // does not fit, and the table is left without an index).
+  // does not fit, and the table is left without an index). save_index()
+  // needs the whole index (not deferred).
   void save_index(std::vector<uint8_t>& out) const;
   bool restore_index(FlatReader& saved);
 
@@ -366,10 +380,29 @@ class StringTable {
     uint32_t off1 = 0;  // offset + 1, 0 = empty
     uint32_t tag = 0;   // the hash's low half: a probe's filter, and the home slot when the table grows
   };
+  // What find() answers from: slots_ (Whole); nothing (None: dropped, or
+  // not built yet); the whole index built at the first find (Deferred);
+  // slots_ for the texts of asked_, else as Deferred (Partial).
+  enum class Index : uint8_t { Whole, None, Deferred, Partial };
+  // Deferred and Partial: the whole index, built at the first need.
+  struct Lazy {
+    std::once_flag once;
+    std::vector<Slot> slots;
+  };
   static uint32_t tag_of(uint64_t hash) { return static_cast<uint32_t>(hash); }
   void index(uint32_t off, uint64_t hash);
-  // index() of `s` at `off`, the table having room for it.
-  void insert_new(uint32_t off, std::string_view s, uint64_t hash);
+  // index() of `s` at `off` into `slots`, which have room for it, unless
+  // an equal text is there (counted in `count` if added).
+  void insert_new(std::vector<Slot>& slots, uint32_t& count, uint32_t off, std::string_view s, uint64_t hash) const;
+  void insert_new(uint32_t off, std::string_view s, uint64_t hash) { insert_new(slots_, count_, off, s, hash); }
+  std::optional<uint32_t> probe(const std::vector<Slot>& slots, std::string_view s, uint64_t hash) const;
+  // The whole index of the bytes (build_index()'s), hashed in parallel
+  // chunks or, for a lazy build (which may run inside a parallel loop),
+  // on this thread.
+  std::vector<Slot> whole_index(bool parallel, uint32_t& count) const;
+  const std::vector<Slot>& lazy_whole() const;
+  // From Deferred or Partial to Whole, before an add().
+  void make_whole();
   void grow();
   void rehash(size_t slots);  // a power of two, at least twice the strings indexed
   // The index size for this many strings: a power of two, at least twice
@@ -384,8 +417,10 @@ class StringTable {
   std::vector<char> data_;
   std::vector<Slot> slots_;
   uint32_t count_ = 0;
-  bool no_index_ = false;
+  Index state_ = Index::Whole;
   bool unique_ = true;
+  std::unique_ptr<StringTable> asked_;  // Partial
+  std::unique_ptr<Lazy> lazy_;          // Deferred, Partial
 };
 
 // ---- The type table --------------------------------------------------------
@@ -588,6 +623,16 @@ class Btf {
   // through StringTable::assign_unindexed (beside its checks, which read
   // the strings but never look one up).
   void index_strings() { strings_.build_index(); }
+  // Or leaves the index to be built for what is looked up (a module's
+  // base: StringTable::defer_index). Until index_strings_for(), a table
+  // split on this one adds every string as its own (add_string), which
+  // dedup's string pass then finds here, as it does any name.
+  void defer_string_index() { strings_.defer_index(); }
+  bool string_index_deferred() const { return strings_.index_deferred(); }
+  // Indexes the strings of this table (whose index is deferred) that
+  // `split`'s own records name: the names dedup will look up here
+  // (StringTable::index_only). Any other lookup still gets its answer.
+  void index_strings_for(const Btf& split);
   // Or takes the index StringTable::save_index() made of these strings
   // (the base cache); false if it does not fit.
   bool restore_string_index(FlatReader& saved) { return strings_.restore_index(saved); }

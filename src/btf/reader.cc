@@ -668,7 +668,7 @@ namespace {
 // read_raw into `out`, running `beside` (if any) beside the checks; with
 // `saved_strings`, see read_raw_checked_before.
 void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view section, const BesideChecks& beside,
-                   FlatReader* saved_strings) {
+                   FlatReader* saved_strings, StringIndex string_index = StringIndex::Built) {
   Reader r(bytes, section, false);
   if (bytes.size() < 8) r.fail_at(0, "too short for a BTF header (" + std::to_string(bytes.size()) + " bytes)");
   bool big_endian;
@@ -761,10 +761,12 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
   // The checks read the strings, the index is built beside them (a
   // module's base, session 51's host: 3 ms of hashing vmlinux's strings,
   // 6 ms of checks), and so is what the caller builds from the records.
+  // A deferred index is built later, for what is looked up.
+  if (string_index == StringIndex::Deferred) out.defer_string_index();
   parallel_for(beside ? 3 : 2, [&](size_t k) {
     if (k == 0) Validator(out, section, type_start, Rules::Read).run();
-    else if (k == 1) out.index_strings();
-    else beside(out);
+    else if (k == 1 && string_index == StringIndex::Built) out.index_strings();
+    else if (k == 2) beside(out);
   });
 }
 
@@ -813,7 +815,7 @@ namespace {
 // The BTF of a file open: `bytes` (raw BTF, or `elf`'s .BTF), split on
 // `elf`'s .BTF.base when `distilled` is that section.
 void read_opened(Btf& out, Bytes bytes, const elf::ElfFile* elf, const elf::Section* distilled, const Btf* base,
-                 const BesideChecks& beside) {
+                 const BesideChecks& beside, StringIndex string_index = StringIndex::Built) {
   // A module encoded with distilled_base: .BTF is split on .BTF.base.
   // Given the full base, relocate onto it as libbpf 1.5's parser does.
   if (distilled) {
@@ -825,15 +827,16 @@ void read_opened(Btf& out, Bytes bytes, const elf::ElfFile* elf, const elf::Sect
     if (beside) beside(out);  // the table is computed, not read: nothing to run beside
     return;
   }
-  read_raw_into(out, bytes, base, ".BTF", beside, nullptr);
+  read_raw_into(out, bytes, base, ".BTF", beside, nullptr, string_index);
 }
 
 }  // namespace
 
-void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside) {
+void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside,
+               StringIndex string_index) {
   try {
     BtfFile f = BtfFile::open(path);
-    read_opened(out, f.bytes, f.elf.get(), f.distilled_base, base, beside);
+    read_opened(out, f.bytes, f.elf.get(), f.distilled_base, base, beside, string_index);
   } catch (Error& e) {
     throw e.with_file(path);
   }

@@ -74,9 +74,14 @@ struct BtfFile {
 // is for after the read returns (and is to be dropped if it throws).
 using BesideChecks = std::function<void(const Btf&)>;
 
+// Whether a table read gets its string index at once, or when it is
+// looked up (Btf::defer_string_index: a single small module's base).
+enum class StringIndex { Built, Deferred };
+
 // read_file into `out`, which stays where it is: `beside` runs beside the
 // checks (after them for a module relocated from its distilled base).
-void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside);
+void read_file(const std::string& path, const Btf* base, Btf& out, const BesideChecks& beside,
+               StringIndex string_index = StringIndex::Built);
 
 // read_raw of standalone BTF into `out` (which stays where it is), with
 // `beside` run beside the checks, as read_file.

@@ -83,7 +83,9 @@ struct BaseInput {
   std::string path{};  // read when `btf` is null; empty: no base
   std::string cache_dir{};  // the base cache's directory for reading `path` (empty: none)
   // Read without a cache for one small file: its dedup indexes the base's
-  // types itself, of those its names can meet (DedupBase::IndexPerTable).
+  // types itself, of those its names can meet (DedupBase::IndexPerTable),
+  // and the base's strings are indexed for its names only
+  // (Btf::index_strings_for).
   bool index_per_table = false;
   std::optional<btf::Btf> read{};
   std::optional<btf::DedupBase> index{};
@@ -96,7 +98,8 @@ struct BaseInput {
     if (!btf && !path.empty()) {
       if (index_per_table && cache_dir.empty())
         btf::read_file(path, nullptr, read.emplace(),
-                       [&](const btf::Btf& b) { index.emplace(b, btf::DedupBase::IndexPerTable{}); });
+                       [&](const btf::Btf& b) { index.emplace(b, btf::DedupBase::IndexPerTable{}); },
+                       btf::StringIndex::Deferred);
       else
         cache_use = btf::read_base_cached(path, cache_dir, read.emplace(), index);
       btf = &*read;
@@ -397,6 +400,9 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     PhaseTimer t("dedup");
     // A base read for this file alone is not needed after this dedup.
     btf::DedupReport report;
+    // A base whose string index was deferred: indexed now, for the names
+    // this dedup will look up in it.
+    if (base_input.read && base_input.read->string_index_deferred()) base_input.read->index_strings_for(out);
     if (out.type_count())
       btf::dedup(out, {.prepared_base = prepared, .last_use = base_input.index.has_value(), .stages = stages,
                        .report = &report});

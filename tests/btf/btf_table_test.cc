@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "btf/btf.h"
@@ -184,6 +185,115 @@ TEST(StringTable, IndexOfReadBytesFindsFirstOffsets) {
   EXPECT_EQ(t.find("tail"), std::optional<uint32_t>(static_cast<uint32_t>(boundary + across.size() - 3)));
   EXPECT_EQ(t.find("absent"), std::nullopt);
   EXPECT_EQ(t.add("tail"), boundary + across.size() - 3);  // found, not added again
+}
+
+// Read bytes for the deferred index tests: texts of every length from 0
+// to 99 (so across the 64-byte blocks the NULs are found in), bytes above
+// 0x7f, texts alike in length and first 8 bytes, a text twice, and a short
+// one at the very end.
+std::string deferred_test_bytes(std::vector<std::string>& texts) {
+  std::string bytes(1, '\0');
+  for (int i = 0; i < 3000; ++i) {
+    std::string s;
+    if (i % 5 == 0) s = "samepfx_" + std::to_string(i % 97);  // alike in length and prefix
+    else if (i % 5 == 1) s = std::string(static_cast<size_t>(i % 100), static_cast<char>('a' + i % 26));
+    else if (i % 5 == 2) s = "\xe9t\xe9_" + std::to_string(i);  // high bytes
+    else s = "t" + std::to_string(i) + std::string(static_cast<size_t>(i % 41), 'q');
+    texts.push_back(s);
+    bytes += s + '\0';
+  }
+  texts.push_back("dup");
+  bytes += "dup" + std::string(1, '\0') + "x" + std::string(1, '\0') + "dup" + std::string(1, '\0');
+  texts.push_back("end");
+  bytes += "end" + std::string(1, '\0');
+  return bytes;
+}
+
+std::span<const uint8_t> as_bytes(const std::string& s) {
+  return std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
+// An index built for asked texts only answers every find as the whole
+// index does: an asked text at its first offset (or absent), and any other
+// text once the whole index is built behind it; add() still finds before
+// it appends.
+TEST(StringTable, IndexOnlyForAskedTextsAnswersAsTheWholeIndex) {
+  std::vector<std::string> texts;
+  const std::string bytes = deferred_test_bytes(texts);
+  StringTable whole;
+  whole.assign(as_bytes(bytes));
+  StringTable partial;
+  partial.assign_unindexed(as_bytes(bytes));
+  partial.defer_index();
+  EXPECT_TRUE(partial.index_deferred());
+  // Every other text, and texts absent from the bytes (alike in length
+  // and prefix to present ones).
+  StringTable asked(/*leading_empty=*/false);
+  std::vector<std::string> absent = {"samepfx_98", "samepfx_99", "\xe9t\xe9_x", "nowhere", "du", "dupe"};
+  for (size_t i = 0; i < texts.size(); i += 2)
+    if (!texts[i].empty()) asked.add(texts[i]);
+  for (const std::string& s : absent) asked.add(s);
+  asked.add("dup");
+  partial.index_only(std::move(asked));
+  EXPECT_FALSE(partial.index_deferred());
+  for (size_t i = 0; i < texts.size(); i += 2) ASSERT_EQ(partial.find(texts[i]), whole.find(texts[i])) << texts[i];
+  for (const std::string& s : absent) EXPECT_EQ(partial.find(s), std::nullopt) << s;
+  EXPECT_EQ(partial.find("dup"), whole.find("dup"));
+  EXPECT_EQ(*partial.find("dup"), static_cast<uint32_t>(bytes.find(std::string("\0dup\0", 5)) + 1));
+  // Not asked: the whole index answers.
+  for (size_t i = 1; i < texts.size(); i += 2) ASSERT_EQ(partial.find(texts[i]), whole.find(texts[i])) << texts[i];
+  EXPECT_EQ(partial.find("never asked, never there"), std::nullopt);
+  EXPECT_EQ(partial.add(texts[1]), *whole.find(texts[1]));
+  EXPECT_EQ(partial.add("new text"), bytes.size());
+  EXPECT_EQ(partial.find("new text"), std::optional<uint32_t>(static_cast<uint32_t>(bytes.size())));
+}
+
+// A deferred index is built at the first find, once, whichever of the
+// threads that look up at the same time comes first; all get the answers
+// of the whole index.
+TEST(StringTable, DeferredIndexBuiltOnceForConcurrentFinds) {
+  std::vector<std::string> texts;
+  const std::string bytes = deferred_test_bytes(texts);
+  StringTable whole;
+  whole.assign(as_bytes(bytes));
+  StringTable deferred;
+  deferred.assign_unindexed(as_bytes(bytes));
+  deferred.defer_index();
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (size_t i = static_cast<size_t>(t); i < texts.size(); i += 3) wrong[t] += deferred.find(texts[i]) != whole.find(texts[i]);
+      wrong[t] += deferred.find("absent") != std::nullopt;
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
+}
+
+// A table split on a base whose string index is deferred keeps the
+// strings it adds as its own (dedup maps them to the base's);
+// index_strings_for() then indexes the base for the split table's names,
+// and every lookup in the base gets its usual answer.
+TEST(BtfTable, SplitOnDeferredBaseKeepsItsStringsUntilIndexedFor) {
+  Btf base;
+  TypeId i = base.add_int("int", 4, INT_SIGNED);
+  base.add_struct("in_base_only", 4);
+  base.add_typedef("shared_name", i);
+  const uint32_t int_off = *base.find_string("int"), only_off = *base.find_string("in_base_only");
+  base.defer_string_index();
+  ASSERT_TRUE(base.string_index_deferred());
+  Btf split(&base);
+  const uint32_t own = split.add_string("shared_name");
+  EXPECT_GE(own, split.start_str_off());  // its own copy, for now
+  split.add_typedef("shared_name", i);
+  split.add_struct("mine", 8);
+  base.index_strings_for(split);
+  EXPECT_FALSE(base.string_index_deferred());
+  EXPECT_EQ(base.find_string("shared_name"), base.type(3).name_off());
+  EXPECT_EQ(base.find_string("mine"), std::nullopt);
+  EXPECT_EQ(base.find_string("int"), int_off);           // not asked
+  EXPECT_EQ(base.find_string("in_base_only"), only_off);  // not asked
+  EXPECT_EQ(split.add_string("in_base_only"), only_off);  // the base is asked again
 }
 
 TEST(BtfTable, SplitContinuesBaseIdsAndStrings) {
