@@ -147,11 +147,9 @@ std::vector<StringTable::Slot> StringTable::whole_index(bool parallel, uint32_t&
 }
 
 void StringTable::defer_index() {
-  slots_ = {};
-  count_ = 0;
+  drop_index();
   state_ = Index::Deferred;
-  asked_.reset();
-  lazy_ = std::make_unique<Lazy>();
+  lazy_ = std::make_shared<Lazy>();
 }
 
 namespace {
@@ -237,7 +235,7 @@ void StringTable::index_only(StringTable asked) {
     const uint64_t h = hash(s);
     if (asked.find(s, h)) insert_new(static_cast<uint32_t>(start), s, h);  // the first of equal texts stays
   });
-  asked_ = std::make_unique<StringTable>(std::move(asked));
+  asked_ = std::make_shared<const StringTable>(std::move(asked));
   state_ = Index::Partial;
 }
 

@@ -419,8 +419,10 @@ class StringTable {
   uint32_t count_ = 0;
   Index state_ = Index::Whole;
   bool unique_ = true;
-  std::unique_ptr<StringTable> asked_;  // Partial
-  std::unique_ptr<Lazy> lazy_;          // Deferred, Partial
+  // Shared by copies, which have the same bytes until an add() makes the
+  // index whole.
+  std::shared_ptr<const StringTable> asked_;  // Partial
+  std::shared_ptr<Lazy> lazy_;                // Deferred, Partial
 };
 
 // ---- The type table --------------------------------------------------------

@@ -213,6 +213,15 @@ std::span<const uint8_t> as_bytes(const std::string& s) {
   return std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
+// A table of `bytes` with its index deferred, and one with its whole index.
+std::pair<StringTable, StringTable> deferred_and_whole(const std::string& bytes) {
+  std::pair<StringTable, StringTable> tables;
+  tables.first.assign_unindexed(as_bytes(bytes));
+  tables.first.defer_index();
+  tables.second.assign(as_bytes(bytes));
+  return tables;
+}
+
 // An index built for asked texts only answers every find as the whole
 // index does: an asked text at its first offset (or absent), and any other
 // text once the whole index is built behind it; add() still finds before
@@ -220,11 +229,7 @@ std::span<const uint8_t> as_bytes(const std::string& s) {
 TEST(StringTable, IndexOnlyForAskedTextsAnswersAsTheWholeIndex) {
   std::vector<std::string> texts;
   const std::string bytes = deferred_test_bytes(texts);
-  StringTable whole;
-  whole.assign(as_bytes(bytes));
-  StringTable partial;
-  partial.assign_unindexed(as_bytes(bytes));
-  partial.defer_index();
+  auto [partial, whole] = deferred_and_whole(bytes);
   EXPECT_TRUE(partial.index_deferred());
   // Every other text, and texts absent from the bytes (alike in length
   // and prefix to present ones).
@@ -254,11 +259,7 @@ TEST(StringTable, IndexOnlyForAskedTextsAnswersAsTheWholeIndex) {
 TEST(StringTable, DeferredIndexBuiltOnceForConcurrentFinds) {
   std::vector<std::string> texts;
   const std::string bytes = deferred_test_bytes(texts);
-  StringTable whole;
-  whole.assign(as_bytes(bytes));
-  StringTable deferred;
-  deferred.assign_unindexed(as_bytes(bytes));
-  deferred.defer_index();
+  auto [deferred, whole] = deferred_and_whole(bytes);
   std::vector<int> wrong(4, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
