@@ -762,11 +762,12 @@ void read_raw_into(Btf& out, Bytes bytes, const Btf* base, std::string_view sect
   // module's base, session 51's host: 3 ms of hashing vmlinux's strings,
   // 6 ms of checks), and so is what the caller builds from the records.
   // A deferred index is built later, for what is looked up.
-  if (string_index == StringIndex::Deferred) out.defer_string_index();
-  parallel_for(beside ? 3 : 2, [&](size_t k) {
+  const bool index_here = string_index == StringIndex::Built;
+  if (!index_here) out.defer_string_index();
+  parallel_for(1 + (index_here ? 1 : 0) + (beside ? 1 : 0), [&](size_t k) {
     if (k == 0) Validator(out, section, type_start, Rules::Read).run();
-    else if (k == 1 && string_index == StringIndex::Built) out.index_strings();
-    else if (k == 2) beside(out);
+    else if (k == 1 && index_here) out.index_strings();
+    else beside(out);
   });
 }
 
