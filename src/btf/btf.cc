@@ -248,12 +248,7 @@ const std::vector<StringTable::Slot>& StringTable::lazy_whole() const {
 }
 
 void StringTable::make_whole() {
-  if (state_ != Index::Deferred && state_ != Index::Partial) return;
-  count_ = 0;
-  slots_ = whole_index(/*parallel=*/true, count_);
-  state_ = Index::Whole;
-  asked_.reset();
-  lazy_.reset();
+  if (state_ == Index::Deferred || state_ == Index::Partial) build_index();
 }
 
 void StringTable::insert_new(std::vector<Slot>& slots, uint32_t& count, uint32_t off, std::string_view s,

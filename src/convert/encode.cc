@@ -400,9 +400,9 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     PhaseTimer t("dedup");
     // A base read for this file alone is not needed after this dedup.
     btf::DedupReport report;
-    // A base whose string index was deferred: indexed now, for the names
-    // this dedup will look up in it.
-    if (base_input.read && base_input.read->string_index_deferred()) base_input.read->index_strings_for(out);
+    // A base read with its string index deferred is indexed now, for the
+    // names this dedup will look up in it (any other base: nothing to do).
+    if (base_input.read) base_input.read->index_strings_for(out);
     if (out.type_count())
       btf::dedup(out, {.prepared_base = prepared, .last_use = base_input.index.has_value(), .stages = stages,
                        .report = &report});
