@@ -54,6 +54,7 @@ std::array<uint32_t, KIND_MAX + 1> counts(const Btf& b) {
 int main(int argc, char** argv) {
   std::string dir = argc > 1 ? argv[1] : "/work/shared/reference/pahole-1.31";
   int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
+  record_phase_stats(std::getenv("BENCH_DEDUP_PHASES") != nullptr);
   try {
     Btf vmlinux = read_file(dir + "/vmlinux.legacy-flags.btf");
     Btf input;

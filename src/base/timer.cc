@@ -3,6 +3,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -12,23 +14,32 @@ namespace btfc {
 
 namespace {
 struct Record {
-  std::string name;
+  const char* name;
   double seconds;
   double cpu;
   size_t peak_rss;
 };
 std::mutex g_mu;
 std::vector<Record> g_records;
+std::atomic<bool> g_recording{false};
 }  // namespace
 
-PhaseTimer::PhaseTimer(std::string name)
-    : name_(std::move(name)), start_(std::chrono::steady_clock::now()), start_cpu_(process_cpu_seconds()) {}
+void record_phase_stats(bool on) { g_recording.store(on, std::memory_order_relaxed); }
+
+PhaseTimer::PhaseTimer(const char* name)
+    : name_(name), on_(g_recording.load(std::memory_order_relaxed) || trace::enabled()) {
+  if (!on_) return;
+  start_ = std::chrono::steady_clock::now();
+  start_cpu_ = process_cpu_seconds();
+}
 
 PhaseTimer::~PhaseTimer() {
+  if (!on_) return;
   const auto end = std::chrono::steady_clock::now();
+  trace::phase(name_, start_, end);
+  if (!g_recording.load(std::memory_order_relaxed)) return;
   double s = std::chrono::duration<double>(end - start_).count();
   double cpu = process_cpu_seconds() - start_cpu_;
-  trace::phase(name_, start_, end);
   std::lock_guard lock(g_mu);
   g_records.push_back({name_, s, cpu, peak_rss_bytes()});
 }
@@ -51,15 +62,15 @@ size_t peak_rss_bytes() {
 void print_phase_stats(std::FILE* out) {
   std::lock_guard lock(g_mu);
   struct Sum {
-    const std::string* name;
+    const char* name;
     double seconds, cpu;
     size_t peak_rss, count;
   };
   std::vector<Sum> sums;
   for (const Record& r : g_records) {
-    auto it = std::find_if(sums.begin(), sums.end(), [&](const Sum& s) { return *s.name == r.name; });
+    auto it = std::find_if(sums.begin(), sums.end(), [&](const Sum& s) { return std::strcmp(s.name, r.name) == 0; });
     if (it == sums.end()) {
-      sums.push_back({&r.name, r.seconds, r.cpu, r.peak_rss, 1});
+      sums.push_back({r.name, r.seconds, r.cpu, r.peak_rss, 1});
     } else {
       it->seconds += r.seconds;
       it->cpu += r.cpu;
@@ -68,7 +79,7 @@ void print_phase_stats(std::FILE* out) {
     }
   }
   for (const Sum& s : sums) {
-    std::fprintf(out, "%-12s %8.3f s   cpu %7.3f s   peak RSS %7.1f MB", s.name->c_str(), s.seconds, s.cpu,
+    std::fprintf(out, "%-12s %8.3f s   cpu %7.3f s   peak RSS %7.1f MB", s.name, s.seconds, s.cpu,
                  s.peak_rss / 1e6);
     if (s.count > 1) std::fprintf(out, "   (summed over %zu runs)", s.count);
     std::fprintf(out, "\n");

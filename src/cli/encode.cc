@@ -70,6 +70,7 @@ int run(Args args, bool pahole_mode) {
   std::error_code ec;
   if (pahole_mode && std::filesystem::is_directory(o.input, ec))
     throw Error("is a folder: pahole encodes one FILE (btfc encode takes folders)").with_file(o.input);
+  record_phase_stats(o.stats);
   convert::EncodeStats s = convert::encode(o);
   if (o.stats) {
     if (s.files > 1) std::fprintf(stderr, "files        %zu (%zu written)\n", s.files, s.files_written);

@@ -50,6 +50,7 @@ Line phase_line(const std::string& name) {
 }
 
 TEST(PhaseTimer, TellsComputingFromWaiting) {
+  record_phase_stats(true);
   {
     PhaseTimer t("test.computing");
     // Until this thread has had 0.2 s of CPU, however busy the machine.
@@ -68,6 +69,21 @@ TEST(PhaseTimer, TellsComputingFromWaiting) {
   EXPECT_GE(waiting.wall, 0.39);
   EXPECT_LT(waiting.cpu, 0.2);
   EXPECT_GE(waiting.cpu, 0.0);
+  record_phase_stats(false);
+}
+
+// Unasked (no --stats), a finished timer leaves no line.
+TEST(PhaseTimer, KeepsNothingUnlessAsked) {
+  record_phase_stats(false);
+  { PhaseTimer t("test.unasked"); }
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buf, &size);
+  print_phase_stats(out);
+  std::fclose(out);
+  const std::string text(buf, size);
+  std::free(buf);
+  EXPECT_EQ(text.find("test.unasked"), std::string::npos) << text;
 }
 
 }  // namespace
