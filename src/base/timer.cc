@@ -27,17 +27,16 @@ std::atomic<bool> g_recording{false};
 void record_phase_stats(bool on) { g_recording.store(on, std::memory_order_relaxed); }
 
 PhaseTimer::PhaseTimer(const char* name)
-    : name_(name), on_(g_recording.load(std::memory_order_relaxed) || trace::enabled()) {
-  if (!on_) return;
-  start_ = std::chrono::steady_clock::now();
-  start_cpu_ = process_cpu_seconds();
+    : name_(name), record_(g_recording.load(std::memory_order_relaxed)), trace_(trace::enabled()) {
+  if (record_ || trace_) start_ = std::chrono::steady_clock::now();
+  if (record_) start_cpu_ = process_cpu_seconds();
 }
 
 PhaseTimer::~PhaseTimer() {
-  if (!on_) return;
+  if (!record_ && !trace_) return;
   const auto end = std::chrono::steady_clock::now();
-  trace::phase(name_, start_, end);
-  if (!g_recording.load(std::memory_order_relaxed)) return;
+  if (trace_) trace::phase(name_, start_, end);
+  if (!record_) return;
   double s = std::chrono::duration<double>(end - start_).count();
   double cpu = process_cpu_seconds() - start_cpu_;
   std::lock_guard lock(g_mu);

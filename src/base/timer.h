@@ -28,7 +28,8 @@ class PhaseTimer {
 
  private:
   const char* name_;
-  bool on_;  // measuring: stats asked for, or a trace on
+  bool record_;  // for print_phase_stats (record_phase_stats(true) when made)
+  bool trace_;   // for a BTFC_TRACE trace
   std::chrono::steady_clock::time_point start_;
   double start_cpu_ = 0;
 };
