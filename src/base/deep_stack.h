@@ -12,7 +12,10 @@
 namespace btfc {
 
 // Calls fn() on a thread whose stack holds `bytes` (at least 8 MiB) and
-// waits; an exception from fn is rethrown here.
+// waits; an exception from fn is rethrown here. The thread is kept for
+// the calling thread's next call (a batch runs one dedup per module),
+// unless its stack is over 512 MiB; pages below the stack's top 1 MiB are
+// given back after each call.
 void run_with_stack(size_t bytes, const std::function<void()>& fn);
 
 }  // namespace btfc
