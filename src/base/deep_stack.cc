@@ -19,9 +19,10 @@ namespace {
 // A thread with a stack of its own mapping, waiting for one job at a time
 // from the thread that made it. A batch of modules runs a dedup per
 // module: a thread started for each (a 100 MB stack mapped, its first
-// pages faulted in, the thread made known to TBB's scheduler when it runs
-// a loop, all undone when it ends) cost 0.2 ms of a small module's 1 ms.
-// Kept, the same thread and its touched pages serve the next module.
+// pages faulted in, a TBB arena made for its loops, as base/parallel.cc
+// keeps one per thread, all undone when it ends) cost 0.2 ms of a small
+// module's 1 ms. Kept, the same thread, its touched pages and its arena
+// serve the next module.
 class Runner {
  public:
   // A runner with a stack of `bytes`; nullptr if no thread could be had.
