@@ -143,7 +143,12 @@ void run_with_stack(size_t bytes, const std::function<void()>& fn) {
     t_runner->run(fn);
     return;
   }
-  Runner* r = Runner::start(bytes <= kKeptAtMost ? std::max(bytes, size_t{128} << 20) : bytes);
+  // Kept runners start at 128 MB, so that the next module's dedup (100 MB
+  // on vmlinux, a little more for a bigger module) fits; where so much
+  // address space is refused (ulimit -v), the size asked may still be had.
+  const size_t first = bytes <= kKeptAtMost ? std::max(bytes, size_t{128} << 20) : bytes;
+  Runner* r = Runner::start(first);
+  if (!r && first != bytes) r = Runner::start(bytes);
   if (!r) {
     fn();  // no thread to be had: run here, on the stack we have
     return;
