@@ -83,6 +83,43 @@ TEST(MergeUnits, SameResultAsSerialAppend) {
   EXPECT_EQ(merged.type_count(), 5u);  // int, list_head, PTR, typedef u8, typedef u16
 }
 
+// Dedup's string pass takes a name for the one that followed the name
+// before it last time when the bytes agree: here "a", the region's last
+// string, after "x" that "abcdefghij" followed before. The comparison must
+// not read past the region (held in a vector of its exact size, so that
+// the sanitizer build sees an overread), and the result is the serial
+// append's.
+TEST(MergeUnits, PredictedNameLongerThanTheRegionLeft) {
+  static const std::string kText = std::string("\0x\0abcdefghij\0a\0", 16);
+  static const std::vector<char> region(kText.begin(), kText.end());
+  auto at = [&](std::string_view s) {
+    const size_t pos = kText.find(std::string(s) + '\0', 1);
+    return std::string_view(region.data() + pos, s.size());
+  };
+  ASSERT_EQ(at("a").data() + 2, region.data() + region.size());
+  auto build = [&](bool shared, std::string_view second) {
+    Btf b;
+    if (shared) b.share_strings({region.data(), region.size()});
+    auto name = [&](std::string_view s) { return shared ? at(s) : s; };
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    b.add_struct(shared ? at(second) : second, 8);
+    b.add_member(name("x"), i, 0);
+    b.add_member(name(second), i, 32);
+    return b;
+  };
+  Btf u1 = build(true, "abcdefghij"), u2 = build(true, "a");
+  Btf merged;
+  std::vector<const Btf*> tables{&u1, &u2};
+  merge_units(merged, tables);
+  Btf serial;
+  append(serial, build(false, "abcdefghij"));
+  append(serial, build(false, "a"));
+  dedup(merged);
+  dedup(serial);
+  EXPECT_EQ(write_raw(merged, false), write_raw(serial, false));
+  EXPECT_EQ(merged.type_count(), 3u);  // int, two structs
+}
+
 TEST(MergeUnits, SplitOutputKeepsBaseIds) {
   Btf base;
   base.add_int("long", 8, INT_SIGNED);
