@@ -692,23 +692,23 @@ class Deduper {
         names.add(off);  // a base string already
         continue;
       }
-      const char* text = name_text(off);
-      if (!text) continue;  // out of range: pass 1's error
-      const std::string_view s = text;
+      const std::span<const char> bytes = name_bytes(off);
+      if (bytes.empty()) continue;  // out of range: pass 1's error
+      const std::string_view s = bytes.data();
       if (s.empty()) continue;
       if (std::optional<uint32_t> in_base = base.find_string(s, XXH3_64bits(s.data(), s.size()))) names.add(*in_base);
     }
     return names;
   }
 
-  // The text at own name offset `off` (past the base's strings), before
-  // pass 1: in the shared region or in the table's own strings; nullptr
-  // past them.
-  const char* name_text(uint32_t off) const {
-    if (btf_.is_shared_str_off(off)) return btf_.shared_strings().data() + (off - Btf::SHARED_STR_BASE);
+  // The bytes from own name offset `off` (past the base's strings) to the
+  // end of the region it lies in, before pass 1: the shared region or the
+  // table's own strings, each ending with a NUL; empty past them.
+  std::span<const char> name_bytes(uint32_t off) const {
+    if (btf_.is_shared_str_off(off)) return btf_.shared_strings().subspan(off - Btf::SHARED_STR_BASE);
     const std::span<const char> own_bytes = btf_.strings().bytes();
-    if (const uint32_t at = off - btf_.start_str_off(); at < own_bytes.size()) return own_bytes.data() + at;
-    return nullptr;
+    if (const uint32_t at = off - btf_.start_str_off(); at < own_bytes.size()) return own_bytes.subspan(at);
+    return {};
   }
 
   // Puts the base's part of a prepared scratch back as index_records()
@@ -985,6 +985,7 @@ class Deduper {
     std::array<const char*, kBatch> texts;
     std::array<uint32_t*, kBatch> outs;   // the record's word
     std::array<uint32_t, kBatch> offs;    // its old offset
+    std::array<size_t, kBatch> rooms;     // the bytes readable from the text on (name_bytes)
     size_t n = 0;
     // The last result for an offset, by a hash of the offset: where the
     // strings were merged (vmlinux), most names are named again and again
@@ -1012,13 +1013,6 @@ class Deduper {
       met.add(s, h, k);
       return k;
     };
-    // The bytes readable from a text on (it lies in one of the two regions
-    // name_text() knows, each ending with a NUL).
-    const std::span<const char> shared = btf_.shared_strings(), own_bytes = btf_.strings().bytes();
-    auto room = [&](const char* t) {
-      const bool in_shared = t >= shared.data() && t < shared.data() + shared.size();
-      return static_cast<size_t>((in_shared ? shared.data() + shared.size() : own_bytes.data() + own_bytes.size()) - t);
-    };
     auto flush = [&] {
       for (size_t i = 0; i < n; i++) {
         // The predicted name, when it is this text, is known without
@@ -1026,7 +1020,7 @@ class Deduper {
         uint32_t k = prev != kNone ? names[prev].follow : kNone;
         if (k != kNone) {
           const Met& p = names[k];
-          if (!(p.len < room(texts[i]) && std::memcmp(p.text, texts[i], p.len) == 0 && texts[i][p.len] == '\0'))
+          if (!(p.len < rooms[i] && std::memcmp(p.text, texts[i], p.len) == 0 && texts[i][p.len] == '\0'))
             k = kNone;
         }
         if (k == kNone) {
@@ -1054,10 +1048,14 @@ class Deduper {
           off = c.result;
           return;
         }
-        const char* text = name_text(off);
-        if (!text) text = btf_.str(off).data();  // throws: out of range
-        __builtin_prefetch(text);
-        texts[n] = text;
+        std::span<const char> bytes = name_bytes(off);
+        if (bytes.empty()) {
+          const std::string_view text = btf_.str(off);  // throws: out of range
+          bytes = {text.data(), text.size() + 1};
+        }
+        __builtin_prefetch(bytes.data());
+        texts[n] = bytes.data();
+        rooms[n] = bytes.size();
         offs[n] = off;
         outs[n++] = &off;
         if (n == kBatch) flush();
