@@ -11,7 +11,7 @@ export BTFC_CORPUS_DIR
 
 echo "== sanitizer build (ASan+UBSan): fast tests"
 # Line tables are all a sanitizer's report needs (-g1 rather than -g).
-BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DBTFC_SANITIZE=ON \
+BTFC_PGO=0 BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DBTFC_SANITIZE=ON \
   -DBTFC_BENCH=OFF
 (cd build-asan && ctest -j"$jobs" -E 'Corpus' --output-on-failure --timeout 900)
 
@@ -32,7 +32,7 @@ fuzz_one() {
 
 if [ -d fuzz ] && ls fuzz/*.cc >/dev/null 2>&1; then
   echo "== fuzz targets (libFuzzer, ${FUZZ_SECONDS:=30} s each, $jobs at a time)"
-  BUILD_DIR=build-fuzz scripts/build.sh -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  BTFC_PGO=0 BUILD_DIR=build-fuzz scripts/build.sh -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DBTFC_FUZZ=ON \
     -DBTFC_TESTS=OFF -DBTFC_BENCH=OFF
   # Each target runs on one thread: $jobs of them side by side, each
@@ -57,6 +57,6 @@ if [ -d fuzz ] && ls fuzz/*.cc >/dev/null 2>&1; then
   [ "$failed" = 0 ] || exit 1
 fi
 
-echo "== release build: all tests"
-scripts/build.sh
+echo "== release build (profile-guided, as scripts/setup.sh's): all tests"
+BTFC_PGO=1 scripts/build.sh
 cd build && ctest -j"$jobs" --output-on-failure --timeout 1800

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The training run of a profile-guided build (scripts/build.sh, BTFC_PGO=1):
+# an instrumented btfc encodes what the benchmarks time, from the test
+# corpus: vmlinux as Linux 6.1's build asks, then its nine modules split on
+# that BTF, in one batch and one by one.
+#
+#   scripts/pgo-train.sh BTFC CORPUS_DIR
+set -euo pipefail
+btfc=$1
+corpus=$2
+flags=(--btf_gen_floats --lang_exclude=rust)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$btfc" encode -J "${flags[@]}" -j2 --btf_encode_detached="$tmp/vmlinux.btf" "$corpus/vmlinux"
+"$btfc" encode -J "${flags[@]}" -j2 --btf_base="$tmp/vmlinux.btf" --output-dir="$tmp" "$corpus"/mods/*.ko
+modules=("$corpus"/mods/*.ko)
+for ko in "${modules[@]}"; do
+  "$btfc" encode -J "${flags[@]}" -j2 --btf_base="$tmp/vmlinux.btf" --btf_encode_detached="$tmp/one.btf" "$ko"
+done
+echo "pgo-train: vmlinux and ${#modules[@]} modules encoded"
