@@ -10,8 +10,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -74,23 +72,30 @@ TEST(RunWithStack, RethrowsTheErrorInTheCaller) {
   EXPECT_EQ(ran, 1);
 }
 
+// Each caller gets a thread of its own, never its own thread (whose stack
+// is a worker's, too small for these runs).
 TEST(RunWithStack, ServesSeveralCallersAtOnce) {
   set_jobs(4);
   std::vector<size_t> depth(8);
-  std::mutex mu;
-  std::set<std::thread::id> threads;
+  std::vector<std::thread::id> caller(depth.size()), runner(depth.size());
   parallel_for(depth.size(), [&](size_t i) {
+    caller[i] = std::this_thread::get_id();
     run_with_stack(64 * kMB, [&] {
-      {
-        std::lock_guard lock(mu);
-        threads.insert(std::this_thread::get_id());
-      }
+      runner[i] = std::this_thread::get_id();
       depth[i] = recurse(static_cast<const char*>(__builtin_frame_address(0)), 24 * kMB);
     });
   });
   set_jobs(0);
-  for (size_t d : depth) EXPECT_GT(d, 1000u);
-  EXPECT_GE(threads.size(), 1u);
+  for (size_t i = 0; i < depth.size(); ++i) {
+    EXPECT_GT(depth[i], 1000u) << i;
+    EXPECT_NE(runner[i], caller[i]) << i;
+    // A runner serves only the thread that made it.
+    for (size_t j = 0; j < depth.size(); ++j) {
+      if (runner[j] == runner[i]) {
+        EXPECT_EQ(caller[j], caller[i]) << i << " " << j;
+      }
+    }
+  }
 }
 
 // Once a run is over, the pages of its deep frames are not resident (the
