@@ -9,43 +9,43 @@ jobs=$(nproc)
 BTFC_CORPUS_DIR=$(scripts/unpack-corpus.sh)
 export BTFC_CORPUS_DIR
 
-echo "== sanitizer build (ASan+UBSan): fast tests"
+# One build for the tests under the sanitizers and for the fuzz targets
+# (libFuzzer needs clang): the code under test at -O1, for the fuzzers'
+# speed, with assertions; the tests' own files at -O0 (tests/CMakeLists.txt).
 # Line tables are all a sanitizer's report needs (-g1 rather than -g).
-BTFC_PGO=0 BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DBTFC_SANITIZE=ON \
-  -DBTFC_BENCH=OFF
-(cd build-asan && ctest -j"$jobs" -E 'Corpus' --output-on-failure --timeout 900)
+echo "== sanitizer build (clang, ASan+UBSan, with the fuzz targets): fast tests"
+BTFC_PGO=0 BUILD_DIR=build-san scripts/build.sh -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DBTFC_SANITIZE=ON -DBTFC_FUZZ=ON -DBTFC_BENCH=OFF
+(cd build-san && ctest -j"$jobs" -E 'Corpus' --output-on-failure --timeout 900)
 
 # One fuzz target: its regression inputs, then FUZZ_SECONDS of fuzzing.
 fuzz_one() {
   local f=$1 name=${1##*/fuzz_}
   local seeds=()
-  mkdir -p "build-fuzz/corpus-$name"
+  mkdir -p "build-san/corpus-$name"
   [ -d "fuzz/seeds/$name" ] && seeds+=("fuzz/seeds/$name")
   if [ -d "fuzz/regressions/$name" ]; then
     "$f" fuzz/regressions/"$name"/* >/dev/null 2>&1 || { echo "fuzz regression failed: $name"; return 1; }
   fi
   "$f" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 \
-    "build-fuzz/corpus-$name" "${seeds[@]}" > "build-fuzz/$name.log" 2>&1 \
-    || { tail -50 "build-fuzz/$name.log"; echo "fuzz target $name found a crash"; return 1; }
-  echo "fuzz_$name: $(grep -c '' "build-fuzz/$name.log") log lines, no crash"
+    "build-san/corpus-$name" "${seeds[@]}" > "build-san/$name.log" 2>&1 \
+    || { tail -50 "build-san/$name.log"; echo "fuzz target $name found a crash"; return 1; }
+  echo "fuzz_$name: $(grep -c '' "build-san/$name.log") log lines, no crash"
 }
 
 if [ -d fuzz ] && ls fuzz/*.cc >/dev/null 2>&1; then
   echo "== fuzz targets (libFuzzer, ${FUZZ_SECONDS:=30} s each, $jobs at a time)"
-  BTFC_PGO=0 BUILD_DIR=build-fuzz scripts/build.sh -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DBTFC_FUZZ=ON \
-    -DBTFC_TESTS=OFF -DBTFC_BENCH=OFF
   # Each target runs on one thread: $jobs of them side by side, each
   # reporting into its own file, printed in order once all are done.
   targets=()
-  for f in build-fuzz/fuzz/fuzz_*; do
+  for f in build-san/fuzz/fuzz_*; do
     [ -f "$f" ] && [ -x "$f" ] && targets+=("$f")
   done
   failed=0
   for ((i = 0; i < ${#targets[@]}; i += jobs)); do
     pids=() results=()
     for f in "${targets[@]:i:jobs}"; do
-      results+=("build-fuzz/${f##*/fuzz_}.result")
+      results+=("build-san/${f##*/fuzz_}.result")
       fuzz_one "$f" > "${results[-1]}" 2>&1 &
       pids+=($!)
     done

@@ -27,6 +27,15 @@
 #include "base/remove_on_signal.h"
 #include "support/test_support.h"
 
+// Built with AddressSanitizer? GCC says so by a macro, clang by a feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define BTFC_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BTFC_TEST_ASAN 1
+#endif
+#endif
+
 namespace btfc {
 namespace {
 
@@ -92,7 +101,7 @@ TEST(MappedFile, AFaultOutsideTheMappedFilesStillCrashes) {
     (void)byte;
   });
   EXPECT_EQ(end.err.find("shrank"), std::string::npos) << end.err;
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(BTFC_TEST_ASAN)
   // AddressSanitizer's own handler was there first: it reports and exits.
   EXPECT_NE(end.err.find("BUS"), std::string::npos) << end.err;
   EXPECT_FALSE(WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0);
