@@ -8,10 +8,12 @@
 # to compare with (default: Debian's `pahole`). -b BASE encodes FILE (a
 # module) split on the BTF in BASE, for both tools. For every -j value the two
 # tools run alternately RUNS times each (default 5; each btfc run right
-# after a pahole run); the script prints the
-# median wall time, CPU time (user+sys) and peak RSS of each and the ratios,
-# then which page size btfc's fresh memory took in a run right after
-# pahole (`--stats`: the probe's choice and figures, base/allocator.h).
+# after a pahole run); the script prints the median wall time, CPU time
+# (user+sys) and peak RSS of each and the ratios, the median of each
+# round's own wall ratio (which a drift of the host's speed moves less)
+# with its range, then which page size btfc's fresh memory took in a run
+# right after pahole (`--stats`: the probe's choice and figures,
+# base/allocator.h).
 # -B names another btfc binary (an earlier build, say) that takes its turn
 # in the same alternation: on a machine whose speed drifts, a before/after
 # comparison means something only when measured in one run.
@@ -108,7 +110,7 @@ printf '%-4s %-8s %10s %10s %12s\n' "-j" "tool" "wall (s)" "cpu (s)" "peak RSS M
 for j in $jobs_list; do
   tools="pahole btfc"
   [ -n "$other" ] && tools="$tools btfc-B"
-  for tool in $tools; do : > "$tmp/$tool.txt"; done
+  for tool in $tools; do : > "$tmp/$tool.txt" && : > "$tmp/pahole-before-$tool.txt"; done
   # Every btfc run comes right after a pahole run, in the same state: on
   # a virtual machine a run gets the memory the run before it freed, and
   # the ~450 MB pahole frees come back from the host cold (a btfc run
@@ -119,7 +121,7 @@ for j in $jobs_list; do
   # again, then the other build): pahole runs twice as often with -B.
   for ((r = 0; r < runs; r++)); do
     for tool in ${tools#pahole }; do
-      measure pahole "$j" >> "$tmp/pahole.txt"
+      measure pahole "$j" | tee -a "$tmp/pahole.txt" >> "$tmp/pahole-before-$tool.txt"
       measure "$tool" "$j" >> "$tmp/$tool.txt"
     done
   done
@@ -136,8 +138,19 @@ for j in $jobs_list; do
   # shellcheck disable=SC2154
   [ -z "$other" ] || printf '%-4s %-8s %9.1fx %9.1fx %11.1fx\n' "$j" "ratio-B" "$(ratio "$pahole_w" "$btfc_B_w")" \
     "$(ratio "$pahole_c" "$btfc_B_c")" "$(ratio "$pahole_m" "$btfc_B_m")"
+  # Each round's own wall ratio, the pahole run against the run right
+  # after it: a drift of the host's speed, which moves both runs of a
+  # round alike, cancels out (on some hosts pahole's median moves by a
+  # fifth between two runs of this script an hour apart).
+  for tool in ${tools#pahole }; do
+    paste -d' ' "$tmp/pahole-before-$tool.txt" "$tmp/$tool.txt" | awk '{print ($4 > 0) ? $1 / $4 : 0}' | sort -g \
+      > "$tmp/paired.txt"
+    printf '%-4s %-8s %9.1fx  (rounds %.1fx to %.1fx)\n' "$j" "paired${tool#btfc}" "$(median < "$tmp/paired.txt")" \
+      "$(head -n1 "$tmp/paired.txt")" "$(tail -n1 "$tmp/paired.txt")"
+  done
 done
-echo "(ratio = pahole / btfc: higher is better for btfc; ratio-B: the same for -B)"
+echo "(ratio = pahole / btfc: higher is better for btfc; ratio-B: the same for -B;"
+echo " paired = the median of each round's pahole / btfc wall, and its range)"
 # Which page size btfc's fresh memory took right after pahole, and why
 # (base/allocator.h: it depends on the host; "no probe" for a small input).
 j=${jobs_list##* }
