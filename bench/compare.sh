@@ -110,7 +110,7 @@ printf '%-4s %-8s %10s %10s %12s\n' "-j" "tool" "wall (s)" "cpu (s)" "peak RSS M
 for j in $jobs_list; do
   tools="pahole btfc"
   [ -n "$other" ] && tools="$tools btfc-B"
-  for tool in $tools; do : > "$tmp/$tool.txt" && : > "$tmp/pahole-before-$tool.txt"; done
+  for tool in ${tools#pahole }; do : > "$tmp/$tool.txt" && : > "$tmp/pahole-before-$tool.txt"; done
   # Every btfc run comes right after a pahole run, in the same state: on
   # a virtual machine a run gets the memory the run before it freed, and
   # the ~450 MB pahole frees come back from the host cold (a btfc run
@@ -121,10 +121,11 @@ for j in $jobs_list; do
   # again, then the other build): pahole runs twice as often with -B.
   for ((r = 0; r < runs; r++)); do
     for tool in ${tools#pahole }; do
-      measure pahole "$j" | tee -a "$tmp/pahole.txt" >> "$tmp/pahole-before-$tool.txt"
+      measure pahole "$j" >> "$tmp/pahole-before-$tool.txt"
       measure "$tool" "$j" >> "$tmp/$tool.txt"
     done
   done
+  cat "$tmp"/pahole-before-*.txt > "$tmp/pahole.txt"  # every pahole run
   for tool in $tools; do
     read -r w c m <<< "$(medians "$tmp/$tool.txt")"
     printf '%-4s %-8s %10.2f %10.2f %12.0f\n' "$j" "$tool" "$w" "$c" "$(awk -v m="$m" 'BEGIN {print m / 1024}')"
