@@ -12,8 +12,8 @@
 # (user+sys) and peak RSS of each and the ratios, the median of each
 # round's own wall ratio (which a drift of the host's speed moves less)
 # with its range, then which page size btfc's fresh memory took in a run
-# right after pahole (`--stats`: the probe's choice and figures,
-# base/allocator.h).
+# right after pahole (`--stats`: the probe's choice and figures, and the
+# check that turned huge pages off later if one did, base/allocator.h).
 # -B names another btfc binary (an earlier build, say) that takes its turn
 # in the same alternation: on a machine whose speed drifts, a before/after
 # comparison means something only when measured in one run.

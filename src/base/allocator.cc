@@ -3,11 +3,14 @@
 #include <malloc.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
+#include <mutex>
 
 namespace btfc {
 namespace {
@@ -21,6 +24,26 @@ double touch_ms(char* p, size_t len) {
   for (size_t i = 0; i < len; i += kSmallPage) static_cast<volatile char*>(p)[i] = 1;
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
+
+// The thread's CPU time in milliseconds.
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// The mapping of recheck_fresh_pages's last page, kept until the next check.
+struct HeldPage {
+  void* map = nullptr;
+  size_t len = 0;
+  void release() {
+    if (map) munmap(map, len);
+    map = nullptr;
+  }
+};
+std::mutex recheck_mu;  // guards the two below and the PageChoice a check changes
+HeldPage held_page;
+long checked_peak_kb = 0;  // the process's peak RSS at the last check
 
 }  // namespace
 
@@ -44,6 +67,34 @@ PageProbe probe_fresh_pages() {
   munmap(map, len);
   constexpr double kMB = 1 << 20;
   return PageProbe{.huge_ms_per_mb = huge_ms * kMB / kHugePage, .small_ms_per_mb = small_ms * kMB / kSmallBytes};
+}
+
+void recheck_fresh_pages(PageChoice& choice) {
+  std::unique_lock lock(recheck_mu, std::try_to_lock);
+  if (!lock.owns_lock() || !choice.probed || choice.small_pages) return;
+  // Only while the run still grows: its peak 8 MB past the last check's.
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0 || usage.ru_maxrss < checked_peak_kb + (8 << 10)) return;
+  checked_peak_kb = usage.ru_maxrss;
+  const size_t len = 2 * kHugePage;
+  void* map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return;
+  char* huge = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1));
+  madvise(huge, kHugePage, MADV_HUGEPAGE);
+  const double start = thread_cpu_ms();
+  for (size_t i = 0; i < kHugePage; i += kSmallPage) static_cast<volatile char*>(huge)[i] = 1;
+  constexpr double kMB = 1 << 20;
+  const double ms_per_mb = (thread_cpu_ms() - start) * kMB / kHugePage;
+  held_page.release();
+  held_page = HeldPage{map, len};
+  if (!small_pages_pay({.huge_ms_per_mb = ms_per_mb, .small_ms_per_mb = choice.probe.small_ms_per_mb})) {
+    choice.checks_passed++;
+    return;
+  }
+  if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) return;
+  held_page.release();
+  choice.small_pages = choice.turned_off_later = true;
+  choice.late_huge_ms_per_mb = ms_per_mb;
 }
 
 PageChoice tune_allocator(unsigned threads, bool large_input) {

@@ -36,11 +36,16 @@ bool small_pages_pay(const PageProbe& probe);
 // is unmapped before it returns.
 PageProbe probe_fresh_pages();
 
-// What tune_allocator chose.
+// What tune_allocator chose, and what recheck_fresh_pages changed.
 struct PageChoice {
   bool probed = false;       // a large input: the probe ran
   bool small_pages = false;  // huge pages were turned off for the process
   PageProbe probe;
+  // Huge pages kept by the probe, turned off later by a recheck: how many
+  // checks found them fast first, and the check's figure that did it.
+  bool turned_off_later = false;
+  unsigned checks_passed = 0;
+  double late_huge_ms_per_mb = 0;
 };
 
 // `threads`: how many threads will run work (jobs()). `large_input`: the
@@ -63,5 +68,28 @@ struct PageChoice {
 // kernel build's case) keeps huge pages without a probe: one cold page
 // costs little, and warm ones save faults.
 PageChoice tune_allocator(unsigned threads, bool large_input);
+
+// For a run whose probe kept huge pages: times the next fresh huge page
+// and turns huge pages off (as the probe would have) when it comes at
+// twice the cost per MB of the probe's small pages or more. Called
+// between steps of the work (a module's batches of units, vmlinux's
+// groups); does nothing once huge pages are off, without a probe, or
+// when the process's peak RSS has not grown by 8 MB since the last check.
+//
+// Why again: the one huge page the probe touches may be warm when the
+// rest are not. A host takes free memory back in blocks some time after
+// it is freed, so right after another process (pahole) exits, the guest
+// hands out the warm huge pages it freed first and cold ones after. On
+// session 57's host (AMD EPYC, order 9) the pool after a pahole run on
+// amdgpu.ko held 0 to 86 warm huge pages (0.1 ms/MB), the rest came at
+// 4 to 6 ms/MB, and 4 KB pages at 0.5 ms/MB throughout; amdgpu.ko wants
+// about 190 MB, so a run whose probe saw a warm page spent 0.5 s of
+// system time instead of 0.2. The page a check touches stays mapped
+// until the next check (2 MB; the last one until the process ends), so
+// that each check takes a page the run has not met yet; then it goes back
+// to the pool, warm, for the tables.
+// The time is the thread's CPU time: a preempted check does not read as
+// slow pages. Thread-safe; a call that finds another one running returns.
+void recheck_fresh_pages(PageChoice& choice);
 
 }  // namespace btfc

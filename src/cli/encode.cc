@@ -75,7 +75,13 @@ int run(Args args, bool pahole_mode) {
   if (o.stats) {
     if (s.files > 1) std::fprintf(stderr, "files        %zu (%zu written)\n", s.files, s.files_written);
     std::fprintf(stderr, "threads      %u\n", s.threads);
-    if (s.pages.probed)
+    if (s.pages.turned_off_later)
+      std::fprintf(stderr,
+                   "pages        huge, small after %u check%s (fresh memory: huge pages %.2f ms/MB, small %.2f ms/MB; "
+                   "then huge %.2f ms/MB)\n",
+                   s.pages.checks_passed + 1, s.pages.checks_passed ? "s" : "", s.pages.probe.huge_ms_per_mb,
+                   s.pages.probe.small_ms_per_mb, s.pages.late_huge_ms_per_mb);
+    else if (s.pages.probed)
       std::fprintf(stderr, "pages        %s (fresh memory: huge pages %.2f ms/MB, small %.2f ms/MB)\n",
                    s.pages.small_pages ? "small" : "huge", s.pages.probe.huge_ms_per_mb, s.pages.probe.small_ms_per_mb);
     else

@@ -11,8 +11,9 @@
 // CPU time went to the kernel on vmlinux. So:
 // - thp:always: jemalloc asks for transparent huge pages (MADV_HUGEPAGE)
 //   on its mappings, one fault per 2 MB: 37k -> 6k faults on vmlinux.
-//   A run with large tables turns them off again when a probe finds them
-//   slower to fault in than small pages (base/allocator.h): on one host,
+//   A run with large tables turns them off again when a probe, or a
+//   check as its tables grow, finds them slower to fault in than small
+//   pages (base/allocator.h): on one host,
 //   huge pages fresh from the host came 7x slower than small pages, and
 //   vmlinux, amdgpu.ko and module trees ran faster without.
 // - narenas:1: one arena for all threads, so memory a thread frees serves

@@ -279,6 +279,8 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     PhaseTimer t("convert");
     uint64_t done_bytes = 0;
     for (size_t g = 0; g < groups.size(); g++) {
+      // Fresh huge pages may run cold halfway (base/allocator.h).
+      recheck_fresh_pages(stats.pages);
       parallel_for(groups[g].size(), [&](size_t k) { convert_unit(groups[g][k]); });
       release_group(groups[g]);
       size_t types = 0, words = 0;
@@ -341,6 +343,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
       PhaseTimer t("convert+group dedup");
       parallel_for_in_order(groups.size(), [&](size_t g) {
         const std::vector<size_t>& members = groups[g];
+        recheck_fresh_pages(stats.pages);
         parallel_for(members.size(), [&](size_t k) { convert_unit(members[k]); });
         release_group(members);
         btf::Btf table;  // standalone: split BTF took the branch above

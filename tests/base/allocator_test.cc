@@ -1,5 +1,6 @@
 // A large run chooses the page size of its fresh memory by timing both
-// (base/allocator.h); a small run keeps huge pages without a probe.
+// (base/allocator.h), and checks huge pages again as it grows; a small
+// run keeps huge pages without a probe.
 #include "base/allocator.h"
 
 #include <gtest/gtest.h>
@@ -66,6 +67,63 @@ TEST(Allocator, LargeInputTurnsHugePagesOffAsItsProbeSays) {
               const bool off = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 0;
               return (c.probed ? 0 : 1) | (c.small_pages == small_pages_pay(c.probe) ? 0 : 2) |
                      (off == c.small_pages ? 0 : 4);
+            }),
+            0);
+}
+
+// Touches `mb` fresh megabytes, kept to the end of the (child) process:
+// the run grows, as an encoder's tables do.
+void grow_by(size_t mb) {
+  char* p = new char[mb << 20];
+  for (size_t i = 0; i < (mb << 20); i += 4096) static_cast<volatile char*>(p)[i] = 1;
+}
+
+TEST(Allocator, RecheckWithoutProbeDoesNothing) {
+  EXPECT_EQ(in_child([] {
+              grow_by(16);
+              PageChoice c;  // a small input: never probed
+              recheck_fresh_pages(c);
+              return (c.small_pages ? 1 : 0) | (c.checks_passed ? 2 : 0) |
+                     (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) ? 4 : 0);
+            }),
+            0);
+}
+
+TEST(Allocator, RecheckKeepsHugePagesThatStayFastAndChecksOnlyAsTheRunGrows) {
+  EXPECT_EQ(in_child([] {
+              grow_by(16);
+              // Small pages said to cost a second per MB: no huge page is
+              // twice as slow.
+              PageChoice c{.probed = true, .probe = {.huge_ms_per_mb = 0.1, .small_ms_per_mb = 1000}};
+              recheck_fresh_pages(c);
+              int bad = c.checks_passed == 1 ? 0 : 1;
+              recheck_fresh_pages(c);  // no growth since: no check
+              bad |= c.checks_passed == 1 ? 0 : 2;
+              grow_by(12);
+              recheck_fresh_pages(c);
+              bad |= c.checks_passed == 2 ? 0 : 4;
+              bad |= (c.small_pages || c.turned_off_later) ? 8 : 0;
+              bad |= prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) ? 16 : 0;
+              return bad;
+            }),
+            0);
+}
+
+TEST(Allocator, RecheckTurnsHugePagesOffWhenTheyComeSlow) {
+  EXPECT_EQ(in_child([] {
+              grow_by(16);
+              // Small pages said to cost nothing: any huge page is slower
+              // than twice that.
+              PageChoice c{.probed = true, .probe = {.huge_ms_per_mb = 0.1, .small_ms_per_mb = 1e-12}};
+              recheck_fresh_pages(c);
+              int bad = (c.small_pages && c.turned_off_later) ? 0 : 1;
+              bad |= c.late_huge_ms_per_mb > 0 ? 0 : 2;
+              bad |= prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) ? 0 : 4;
+              // Off for good: later calls change nothing.
+              grow_by(12);
+              recheck_fresh_pages(c);
+              bad |= c.checks_passed == 0 ? 0 : 8;
+              return bad;
             }),
             0);
 }
