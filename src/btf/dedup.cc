@@ -403,16 +403,27 @@ class Deduper {
     auto stage_of = [&](uint32_t id) {
       return static_cast<size_t>(std::upper_bound(stages_.begin(), stages_.end(), id) - stages_.begin() - 1);
     };
-    std::vector<uint32_t> full;  // own enums with values
-    for (const PassLists& chunk : listed_)
-      for (uint32_t id : chunk[kPrims]) {
+    // The own enums, per chunk of ids, on every thread: each record and
+    // each name read is a cache miss of its own (amdgpu.ko: 150k prims,
+    // 80k full enums, 5 forward names; 13 ms on one thread).
+    struct Enums {
+      std::vector<uint32_t> forwards, full;  // own enums without and with values
+    };
+    std::vector<Enums> enums(listed_.size());
+    parallel_for(listed_.size(), [&](size_t c) {
+      for (uint32_t id : listed_[c][kPrims]) {
         const uint32_t* r = rec(id);
         Kind k = kind_of(r);
-        if (k != Kind::Enum && k != Kind::Enum64) continue;
-        if (vlen_of(r) == 0) forwards.emplace(btf_.str(r[0]), static_cast<uint32_t>(stage_of(id)));
-        else full.push_back(id);
+        if (k == Kind::Enum || k == Kind::Enum64) (vlen_of(r) == 0 ? enums[c].forwards : enums[c].full).push_back(id);
       }
+    });
+    for (const Enums& e : enums)
+      for (uint32_t id : e.forwards) forwards.emplace(btf_.str(rec(id)[0]), static_cast<uint32_t>(stage_of(id)));
     if (forwards.empty()) return;
+    // The full enums with a forward's name, in id order.
+    parallel_for(enums.size(), [&](size_t c) {
+      std::erase_if(enums[c].full, [&](uint32_t id) { return !forwards.contains(btf_.str(rec(id)[0])); });
+    });
     // Names still go by the offsets of before pass 1: compared as text.
     auto alike = [&](const uint32_t* a, const uint32_t* b) {
       if (a[1] != b[1] || a[2] != b[2]) return false;
@@ -426,14 +437,13 @@ class Deduper {
       bool all_alike = true;
     };
     std::unordered_map<std::string_view, Fulls> by_name;
-    for (uint32_t id : full) {
-      std::string_view name = btf_.str(rec(id)[0]);
-      if (!forwards.contains(name)) continue;
-      auto [it, added] = by_name.try_emplace(name, Fulls{id, id});
-      if (added) continue;
-      it->second.all_alike = it->second.all_alike && alike(rec(it->second.first), rec(id));
-      it->second.last = id;
-    }
+    for (const Enums& e : enums)
+      for (uint32_t id : e.full) {
+        auto [it, added] = by_name.try_emplace(btf_.str(rec(id)[0]), Fulls{id, id});
+        if (added) continue;
+        it->second.all_alike = it->second.all_alike && alike(rec(it->second.first), rec(id));
+        it->second.last = id;
+      }
     for (const auto& [name, f] : by_name) {
       const size_t s = stage_of(f.all_alike ? f.first : f.last);
       for (size_t k = forwards[name]; k < s; ++k) need[k] = std::max(need[k], stage_end(s));
