@@ -44,6 +44,7 @@ struct HeldPage {
 std::mutex recheck_mu;  // guards the two below and the PageChoice a check changes
 HeldPage held_page;
 long checked_peak_kb = 0;  // the process's peak RSS at the last check
+PageChoice process_choice;  // tune_allocator's, as checks change it
 
 }  // namespace
 
@@ -97,6 +98,13 @@ void recheck_fresh_pages(PageChoice& choice) {
   choice.late_huge_ms_per_mb = ms_per_mb;
 }
 
+void recheck_fresh_pages() { recheck_fresh_pages(process_choice); }
+
+PageChoice page_choice() {
+  std::lock_guard lock(recheck_mu);
+  return process_choice;
+}
+
 PageChoice tune_allocator(unsigned threads, bool large_input) {
   PageChoice choice;
   if (large_input) {
@@ -117,6 +125,8 @@ PageChoice tune_allocator(unsigned threads, bool large_input) {
 #else
   (void)threads;  // not glibc: its defaults stand
 #endif
+  std::lock_guard lock(recheck_mu);
+  process_choice = choice;
   return choice;
 }
 

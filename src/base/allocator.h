@@ -90,6 +90,12 @@ PageChoice tune_allocator(unsigned threads, bool large_input);
 // to the pool, warm, for the tables.
 // The time is the thread's CPU time: a preempted check does not read as
 // slow pages. Thread-safe; a call that finds another one running returns.
+// Without `choice`, the process's (page_choice()): every module of a batch
+// checks for the one process.
 void recheck_fresh_pages(PageChoice& choice);
+void recheck_fresh_pages();
+
+// What the last tune_allocator chose, as checks changed it since.
+PageChoice page_choice();
 
 }  // namespace btfc

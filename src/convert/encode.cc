@@ -280,7 +280,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
     uint64_t done_bytes = 0;
     for (size_t g = 0; g < groups.size(); g++) {
       // Fresh huge pages may run cold halfway (base/allocator.h).
-      recheck_fresh_pages(stats.pages);
+      recheck_fresh_pages();
       parallel_for(groups[g].size(), [&](size_t k) { convert_unit(groups[g][k]); });
       release_group(groups[g]);
       size_t types = 0, words = 0;
@@ -343,7 +343,7 @@ btf::Btf build_once(const EncodeOptions& o, const elf::ElfFile& elf, BaseInput& 
       PhaseTimer t("convert+group dedup");
       parallel_for_in_order(groups.size(), [&](size_t g) {
         const std::vector<size_t>& members = groups[g];
-        recheck_fresh_pages(stats.pages);
+        recheck_fresh_pages();
         parallel_for(members.size(), [&](size_t k) { convert_unit(members[k]); });
         release_group(members);
         btf::Btf table;  // standalone: split BTF took the branch above
@@ -669,6 +669,7 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
       base_input.index_per_table = small_for_its_base(source);
     }
     btf::Btf out = build(o, source, base_input, stats, debug ? elf.get() : nullptr);
+    if (set_threads) stats.pages = page_choice();  // as checks changed it
     // Not an error (the rest of the file is encoded), but the types of
     // these units are missing from the output: say so, as pahole does.
     if (stats.units_split)
@@ -810,7 +811,7 @@ EncodeStats encode(const EncodeOptions& o) {
     total_size += size[i];
   }
   set_jobs(o.jobs);
-  const PageChoice pages = tune_allocator(jobs(), total_size >= 4 * kLargeDwarf);
+  tune_allocator(jobs(), total_size >= 4 * kLargeDwarf);
   // Read and indexed for dedup once; every module's dedup starts from it.
   BaseInput shared_base{.path = o.base_path};
   if (shared_base.wanted()) {
@@ -866,7 +867,7 @@ EncodeStats encode(const EncodeOptions& o) {
   }
   sum.files = files.size();
   sum.threads = jobs();
-  sum.pages = pages;
+  sum.pages = page_choice();
   if (failed) throw Error(std::to_string(failed) + " of " + std::to_string(files.size()) + " files failed");
   return sum;
 }
