@@ -128,5 +128,26 @@ TEST(Allocator, RecheckTurnsHugePagesOffWhenTheyComeSlow) {
             0);
 }
 
+TEST(Allocator, ProcessChoiceIsTheProbesAsChecksChangeIt) {
+  // What tune_allocator chose is what page_choice() says, and a check
+  // without a choice of its own works on it (a batch's modules).
+  EXPECT_EQ(in_child([] {
+              const PageChoice first = tune_allocator(2, true);
+              PageChoice now = page_choice();
+              int bad = (now.probed && now.small_pages == first.small_pages) ? 0 : 1;
+              grow_by(16);
+              recheck_fresh_pages();
+              now = page_choice();
+              if (first.small_pages)
+                bad |= now.checks_passed == 0 && !now.turned_off_later ? 0 : 2;  // off already: no check
+              else
+                bad |= (now.checks_passed == 1) != now.turned_off_later ? 0 : 4;  // checked once, either way
+              const bool off = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 0;
+              bad |= off == now.small_pages ? 0 : 8;
+              return bad;
+            }),
+            0);
+}
+
 }  // namespace
 }  // namespace btfc
