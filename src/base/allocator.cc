@@ -18,18 +18,27 @@ namespace {
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kSmallPage = 4096;
 
-// Milliseconds to write one byte in each 4 KB of [p, p + len).
-double touch_ms(char* p, size_t len) {
-  auto start = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < len; i += kSmallPage) static_cast<volatile char*>(p)[i] = 1;
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+// Clocks for touch_ms, in milliseconds: the wall's, and the calling
+// thread's CPU time (which a preemption does not advance).
+double wall_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-// The thread's CPU time in milliseconds.
 double thread_cpu_ms() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// Milliseconds, by `clock`, to write one byte in each 4 KB of [p, p + len).
+double touch_ms(char* p, size_t len, double (*clock)() = wall_ms) {
+  const double start = clock();
+  for (size_t i = 0; i < len; i += kSmallPage) static_cast<volatile char*>(p)[i] = 1;
+  return clock() - start;
+}
+
+// The first huge-page boundary in a mapping of at least two huge pages.
+char* huge_aligned(void* map) {
+  return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1));
 }
 
 // The mapping of recheck_fresh_pages's last page, kept until the next check.
@@ -58,7 +67,7 @@ PageProbe probe_fresh_pages() {
   const size_t len = kHugePage + kSmallBytes + kHugePage;
   void* map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) return {};
-  char* huge = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1));
+  char* huge = huge_aligned(map);
   char* small = huge + kHugePage;
   madvise(huge, kHugePage, MADV_HUGEPAGE);
   madvise(small, kSmallBytes, MADV_NOHUGEPAGE);
@@ -80,12 +89,10 @@ void recheck_fresh_pages(PageChoice& choice) {
   const size_t len = 2 * kHugePage;
   void* map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) return;
-  char* huge = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1));
+  char* huge = huge_aligned(map);
   madvise(huge, kHugePage, MADV_HUGEPAGE);
-  const double start = thread_cpu_ms();
-  for (size_t i = 0; i < kHugePage; i += kSmallPage) static_cast<volatile char*>(huge)[i] = 1;
   constexpr double kMB = 1 << 20;
-  const double ms_per_mb = (thread_cpu_ms() - start) * kMB / kHugePage;
+  const double ms_per_mb = touch_ms(huge, kHugePage, thread_cpu_ms) * kMB / kHugePage;
   held_page.release();
   held_page = HeldPage{map, len};
   if (!small_pages_pay({.huge_ms_per_mb = ms_per_mb, .small_ms_per_mb = choice.probe.small_ms_per_mb})) {

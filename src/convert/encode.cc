@@ -664,12 +664,12 @@ EncodeStats encode_file(const EncodeOptions& o, const std::string& input, const 
     const elf::ElfFile& source = debug ? *debug : *elf;
     if (set_threads) {
       set_jobs(threads_for(source, o.jobs));
-      stats.pages = tune_allocator(jobs(), debug_info_size(source) >= kLargeDwarf);
+      tune_allocator(jobs(), debug_info_size(source) >= kLargeDwarf);
       stats.threads = jobs();
       base_input.index_per_table = small_for_its_base(source);
     }
     btf::Btf out = build(o, source, base_input, stats, debug ? elf.get() : nullptr);
-    if (set_threads) stats.pages = page_choice();  // as checks changed it
+    if (set_threads) stats.pages = page_choice();  // tune_allocator's, as checks changed it
     // Not an error (the rest of the file is encoded), but the types of
     // these units are missing from the output: say so, as pahole does.
     if (stats.units_split)
