@@ -287,7 +287,9 @@ class Deduper {
     timed("dedup.fwds", [&] { resolve_fwds_by_name(); });
     // 5. Reference types, depth first, now that their targets are final.
     timed("dedup.refs", [&] {
+      start_follows();
       for_listed(kRefs, [&](uint32_t id) { return !is_mapped(id); }, [&](uint32_t id) { dedup_reference(id); });
+      clear_hypot();  // the follows
     });
     // 6 and 7. Canonical types get dense new ids; every reference follows.
     timed("dedup.compact", [&] { compact_and_remap(id_map); });
@@ -1384,6 +1386,45 @@ class Deduper {
   }
 
   // ---- pass 5 ----
+  // Units that include the same headers hold the same reference types in
+  // the same order, so the canonical type a reference resolves to is most
+  // often the one that followed, last time, the canonical type the
+  // reference before it resolved to. That one is compared first: equal,
+  // it is the answer, with no hash and no walk of the candidate index
+  // (whose slots miss the cache). It is the answer the index gives, too:
+  //  - an own canonical reference is the only candidate equal to it (a
+  //    later equal one would have found it), and the references' targets
+  //    are final in this pass;
+  //  - a base one was the index's first equal candidate for the same
+  //    words last time, and adds since then put no equal candidate before
+  //    it (an equal own one is never added); only a doubling reverses the
+  //    chains, and then every follow is forgotten.
+  // The follows live in hypot_, unused in this pass, and are cleared as
+  // the struct comparisons' pairs are.
+  void start_follows() {
+    clear_hypot();
+    last_ref_ = UNPROCESSED;
+    follows_doublings_ = index_->doublings();
+  }
+  // The canonical type that followed the last reference's last time, if
+  // `equal` to `t`; UNPROCESSED if none.
+  template <typename Equal>
+  uint32_t followed(const uint32_t* t, Equal&& equal) const {
+    if (last_ref_ == UNPROCESSED) return UNPROCESSED;
+    const uint32_t next = hypot_[last_ref_];
+    return next != UNPROCESSED && equal(t, rec(next)) ? next : UNPROCESSED;
+  }
+  void follow(uint32_t canonical) {
+    if (index_->doublings() != follows_doublings_) {
+      clear_hypot();
+      follows_doublings_ = index_->doublings();
+    } else if (last_ref_ != UNPROCESSED) {
+      if (hypot_[last_ref_] == UNPROCESSED) hypot_list_[hypot_count_++] = last_ref_;
+      hypot_[last_ref_] = canonical;
+    }
+    last_ref_ = canonical;
+  }
+
   uint32_t dedup_reference(uint32_t id) {
     if (map_[id] == IN_PROGRESS) fail(id, "a cycle of reference types");
     if (is_mapped(id)) return resolve(id);
@@ -1391,40 +1432,43 @@ class Deduper {
     map_[id] = IN_PROGRESS;
     uint32_t* t = own(id);
     uint32_t new_id = id;
-    uint64_t h;
-    // `equal` a lambda, not a function pointer: inlined into the walk.
-    auto find = [&](auto equal) {
+    uint64_t h = 0;
+    // The follow first, else the index; `equal` a lambda, not a function
+    // pointer: inlined into the walk.
+    auto find = [&](auto hash, auto equal) {
+      if (uint32_t f = followed(t, equal); f != UNPROCESSED) {
+        new_id = f;
+        return;
+      }
+      h = hash(t);
       index_->for_each(sig_tag(h), [&](uint32_t c) { return equal(t, rec(c)) ? (new_id = c, true) : false; });
     };
     switch (kind_of(t)) {
       case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Ptr: case Kind::Typedef:
       case Kind::Func: case Kind::TypeTag:
         t[2] = target(id, t[2]);
-        h = hash_common(t);
-        find([](const uint32_t* a, const uint32_t* b) { return equal_common(a, b); });
+        find(hash_common, [](const uint32_t* a, const uint32_t* b) { return equal_common(a, b); });
         break;
       case Kind::DeclTag:
         t[2] = target(id, t[2]);
-        h = hash_int_tag(t);
-        find([](const uint32_t* a, const uint32_t* b) { return equal_int_tag(a, b); });
+        find(hash_int_tag, [](const uint32_t* a, const uint32_t* b) { return equal_int_tag(a, b); });
         break;
       case Kind::Array:
         t[3] = target(id, t[3]);
         t[4] = target(id, t[4]);
-        h = hash_array(t);
-        find([](const uint32_t* a, const uint32_t* b) { return equal_array(a, b); });
+        find(hash_array, [](const uint32_t* a, const uint32_t* b) { return equal_array(a, b); });
         break;
       case Kind::FuncProto:
         t[2] = target(id, t[2]);
         for (uint32_t i = 0, n = vlen_of(t); i < n; ++i) t[4 + 2 * i] = target(id, t[4 + 2 * i]);
-        h = hash_fnproto(t);
-        find([](const uint32_t* a, const uint32_t* b) { return equal_fnproto(a, b); });
+        find(hash_fnproto, [](const uint32_t* a, const uint32_t* b) { return equal_fnproto(a, b); });
         break;
       default:
         fail(id, "unexpected kind " + std::string(kind_name(kind_of(t))));
     }
     map_[id] = new_id;
     if (new_id == id) index_->add(sig_tag(h), id);
+    follow(new_id);
     return new_id;
   }
   // The canonical id of a referenced type: most are decided already (a
@@ -1545,6 +1589,9 @@ class Deduper {
   uint32_t conflict_below_ = 0;
   std::vector<std::pair<uint32_t, uint32_t>> touched_;
   bool conflict_ = false;
+  // Pass 5's follows (start_follows).
+  uint32_t last_ref_ = UNPROCESSED;
+  uint32_t follows_doublings_ = 0;
 };
 
 }  // namespace

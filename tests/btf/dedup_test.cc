@@ -761,6 +761,33 @@ TEST(Dedup, FirstFinishedOfEqualReferencesIsCanonical) {
   EXPECT_TRUE(write_raw(ours) == write_raw(theirs));
 }
 
+// Pass 5 first tries the canonical type that followed, last time, the one
+// the reference before resolved to. Here that is one of two equal base
+// pointers, and which of them libbpf's chain yields flips at every
+// doubling of its hash map (new typedefs between the units keep adding):
+// a follow kept across a doubling would name the other twin, and the
+// typedef of the pointer would come out once instead of once per twin.
+TEST(Dedup, ReferenceFollowsForgetTheOrderOfTwinsAfterADoubling) {
+  Btf base;
+  TypeId int_id = base.add_int("int", 4, INT_SIGNED);
+  base.add_ptr(int_id);  // twins: equal, not deduplicated
+  base.add_ptr(int_id);
+  Btf split(&base);
+  for (int unit = 0; unit < 300; ++unit) {
+    TypeId own_int = split.add_int("int", 4, INT_SIGNED);
+    split.add_typedef("a", own_int);  // the reference before the pointer
+    TypeId ptr = split.add_ptr(own_int);  // one of the twins
+    split.add_typedef("p", ptr);
+    split.add_typedef("u" + std::to_string(unit), own_int);  // new: adds to the index
+  }
+  Btf ours = read_raw(write_raw(split), &base);
+  dedup(ours, kLibbpf11);
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  Btf theirs = libbpf_dedup(split, &base, lbase.get());
+  EXPECT_EQ(format_counts(kind_counts(ours)), format_counts(kind_counts(theirs)));
+  EXPECT_TRUE(write_raw(ours) == write_raw(theirs)) << "same counts, different bytes";
+}
+
 // A cycle of reference types, or a reference past the last type (any
 // word, the largest too): an error that says which, not a crash.
 TEST(Dedup, BadReferencesAreErrors) {
