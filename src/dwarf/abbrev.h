@@ -234,7 +234,7 @@ class AbbrevTable {
   std::span<const Abbrev* const> abbrevs() const { return abbrevs_; }
   size_t size() const { return abbrevs_.size(); }
   uint64_t offset() const { return offset_; }
-  FormSizes sizes() const { return sizes_; }
+  const FormSizes& sizes() const { return sizes_; }
   // The array every abbreviation of this table lies in (its cache's
   // declarations, shared with the cache's other tables), and that cache's
   // serial: per-abbreviation state can be an array indexed by position

@@ -635,7 +635,7 @@ uint64_t DwarfFile::address_at(const Unit& u, uint64_t index, uint64_t where) co
   return r.uint(u.address_size);
 }
 
-void DwarfFile::skip_value(Reader& r, const AttrSpec& spec, FormSizes sizes) {
+void DwarfFile::skip_value(Reader& r, const AttrSpec& spec, const FormSizes& sizes) {
   if (spec.size >= 0) {
     r.skip(static_cast<uint64_t>(spec.size));
     return;

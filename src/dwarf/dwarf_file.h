@@ -476,9 +476,9 @@ class DwarfFile {
   // Reads the value of `spec` at r's cursor (the internals of AttrIter).
   void read_value(Reader& r, const Unit& unit, uint32_t form, int64_t implicit_const, Value& v) const;
   // Moves r past one value of `spec` without decoding it.
-  static void skip_value(Reader& r, const AttrSpec& spec, FormSizes sizes);
+  static void skip_value(Reader& r, const AttrSpec& spec, const FormSizes& sizes);
   // Moves r past all attributes of a DIE with abbreviation `a`.
-  static void skip_attrs(Reader& r, const Abbrev& a, FormSizes sizes) {
+  static void skip_attrs(Reader& r, const Abbrev& a, const FormSizes& sizes) {
     if (a.all_fixed) {
       r.skip(a.fixed_size);
       return;
