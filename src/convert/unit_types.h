@@ -305,11 +305,11 @@ class UnitTypes final : public TypeLookup {
       if (n_ == cap_) [[unlikely]] grow();
       v_[n_++] = x;
     }
-    // Built in place from its fields (see UnitTypes' appends).
+    // T{args...} built where it lands (see append in unit_types.cc).
     template <typename... Args>
     [[gnu::always_inline]] void emplace_back(Args&&... args) {
       if (n_ == cap_) [[unlikely]] grow();
-      std::construct_at(&v_[n_++], std::forward<Args>(args)...);
+      ::new (static_cast<void*>(&v_[n_++])) T{std::forward<Args>(args)...};
     }
     size_t size() const { return n_; }
     T& operator[](size_t i) { return v_[i]; }
