@@ -57,6 +57,24 @@ void write_all(int fd, std::span<const std::span<const uint8_t>> pieces, const P
   }
 }
 
+// Blocks for the whole file before a single byte of it is written, when
+// it will replace an existing file: ext4 writes a file's delayed-allocated
+// data out in the very rename that puts it over another one (its
+// auto_da_alloc: a replaced file is not to come back empty after a
+// crash), and a file whose blocks are allocated has none of that data.
+// amdgpu.ko (357 MB) rewritten in place: the encode 0.67-0.72 -> 0.61 s
+// at -j2 (a C program doing the same copy and rename: rename 141 -> 60
+// ms, copy 112 -> 86 ms); a 2 MB output written over the last one, 2.1 ->
+// 0.7 ms. Only a hint: a file system without fallocate goes on without
+// it, and a full disk is then the writes' to report, as before. Exactly
+// the file's size: with FALLOC_FL_KEEP_SIZE, blocks past the end written
+// would stay allocated.
+void reserve_blocks(int fd, std::span<const std::span<const uint8_t>> pieces) {
+  size_t total = 0;
+  for (std::span<const uint8_t> piece : pieces) total += piece.size();
+  if (total) (void)!fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(total));
+}
+
 // An existing target that is not a regular file (/dev/null, a FIFO, a
 // terminal) is written to as it is: renaming a file over it would replace
 // the device node itself (as root, /dev/null with a regular file).
@@ -158,6 +176,7 @@ void write_atomic(const std::string& target, std::span<const std::span<const uin
     unlink(name.data());
     throw output_error(path, std::string(what) + ": " + std::strerror(err));
   };
+  if (existing) reserve_blocks(fd, pieces);
   write_all(fd, pieces, copy, fail);
   // Not ours to give (EPERM for another user's group, say): the new file
   // keeps this process's owner, as any file it writes.

@@ -60,6 +60,27 @@ TEST(AtomicFile, WritesAndReplaces) {
   expect_only(dir, {"out.btf"});
 }
 
+// Replacing a file, the temporary one has its blocks allocated before the
+// pieces go in (ext4 would otherwise write its data out in the rename):
+// exactly the pieces' total, or blocks past the end would stay taken.
+TEST(AtomicFile, ReplacingTakesNoMoreBlocksThanTheBytesNeed) {
+  std::string dir = test::scratch_dir() + "/blocks";
+  fs::create_directories(dir);
+  const std::string path = dir + "/out.ko";
+  const std::string a(700 << 10, 'a'), b(324 << 10, 'b');  // 1 MB in two pieces
+  write_file_atomic(path, bytes_of("old"));
+  std::span<const uint8_t> pieces[] = {bytes_of(a), bytes_of(b)};
+  write_pieces_atomic(path, pieces);
+  EXPECT_EQ(test::read_file(path), a + b);
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(static_cast<size_t>(st.st_size), a.size() + b.size());
+  // 512-byte units; room for a file system's own rounding, far below the
+  // megabyte a reservation of twice the size would leave.
+  EXPECT_LE(static_cast<uint64_t>(st.st_blocks) * 512, a.size() + b.size() + (64 << 10));
+  expect_only(dir, {"out.ko"});
+}
+
 TEST(AtomicFile, PiecesKeepTheOldMode) {
   std::string dir = test::scratch_dir() + "/mode";
   fs::create_directories(dir);
