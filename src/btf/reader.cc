@@ -5,7 +5,10 @@
 // the id index; then validate() checks every record. The rules follow the
 // kernel's btf.c (btf_parse_hdr, btf_check_sec_info, btf_parse_str_sec, the
 // per-kind check_meta and resolve steps), reduced to what can be judged
-// without knowing the target's pointer size; the messages are ours.
+// without knowing the target's pointer size; the messages are ours. The
+// commonest records of a table read as it is (a module's base) pass
+// through fast paths first, which pass only what the full checks pass and
+// hand them everything else; the sanitizers' build checks that they do.
 #include "btf/reader.h"
 
 #include <algorithm>
@@ -77,10 +80,16 @@ class Validator {
   // reports the lowest chunk's error, so the message is the first record's
   // that fails, as in one pass (a module's base, vmlinux, has 100k records).
   void run() const {
-    for_chunks([&](TypeId id) { check_record(id); });
+    for_chunks([&](TypeId id) {
+      if (!record_passes(id)) check_record(id);
+      else cross_check([&] { check_record(id); });
+    });
     check_cycles();
     check_pointer_loops();
-    for_chunks([&](TypeId id) { check_references(id); });
+    for_chunks([&](TypeId id) {
+      if (!references_pass(id)) check_references(id);
+      else cross_check([&] { check_references(id); });
+    });
   }
 
  private:
@@ -95,6 +104,139 @@ class Validator {
 
   uint64_t offset_of(TypeId id, uint32_t word) const {
     return types_offset_ + 4 * (uint64_t{btf_.offsets()[id - btf_.start_id()]} + word);
+  }
+
+  // The sanitizers' build (the tests, the fuzz targets) also runs the full
+  // check on whatever a fast path passed, and stops dead if it fails.
+  template <typename Check>
+  static void cross_check([[maybe_unused]] const Check& full) {
+#ifdef BTFC_CROSS_CHECK
+    try {
+      full();
+    } catch (...) {
+      __builtin_trap();  // a fast path passed what the full check refuses
+    }
+#endif
+  }
+
+  // check_record and check_references as they judge the commonest kinds
+  // when every check passes, in a few instructions: a module's base
+  // (vmlinux, 100k records) is checked again by every process of a kernel
+  // build, most on one thread. True: the record passes (check_record's
+  // kinds_ and size_or_type_ are filled); false: the full check decides,
+  // and words the error. Each must pass only what the full check passes.
+  // With Rules::Names or Rules::Kernel, everything goes the full way.
+  bool record_passes(TypeId id) const {
+    if (!quick_) return false;
+    const uint32_t* rec = btf_.record(id);
+    const uint32_t info = rec[1];
+    if (info & 0x60ff0000) return false;
+    const Kind kind = info_kind(info);
+    const uint32_t vlen = info_vlen(info);
+    const bool kflag = info_kind_flag(info);
+    if (rec[0] >= end_str_ || kflag) return false;
+    switch (kind) {
+      case Kind::Ptr: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
+        if (vlen || rec[0] || rec[2] >= end_id_) return false;
+        break;
+      case Kind::Typedef:
+        if (vlen || !named_here(rec[0]) || rec[2] >= end_id_) return false;
+        break;
+      case Kind::Func:
+        if (vlen > static_cast<uint32_t>(FuncLinkage::Extern) || !named_here(rec[0]) || rec[2] >= end_id_) return false;
+        break;
+      case Kind::FuncProto:
+        if (rec[0] || rec[2] >= end_id_) return false;
+        for (uint32_t i = 0; i < vlen; ++i) {
+          const uint32_t name = rec[3 + 2 * i], type = rec[4 + 2 * i];
+          if (name >= end_str_ || type >= end_id_) return false;
+          if (type == 0 && (i + 1 != vlen || name != 0)) return false;  // varargs: last, and no name at all
+        }
+        break;
+      case Kind::Struct: case Kind::Union: {
+        const uint64_t size_bits = uint64_t{rec[2]} * 8;
+        for (uint32_t i = 0; i < vlen; ++i) {
+          const uint32_t* m = rec + 3 + 3 * i;
+          if (m[0] >= end_str_ || m[1] == 0 || m[1] >= end_id_) return false;
+          if (kind == Kind::Union ? m[2] != 0 : m[2] > size_bits) return false;
+        }
+        break;
+      }
+      default:
+        return false;
+    }
+    kinds_[id - btf_.start_id()] = static_cast<uint8_t>(kind);
+    size_or_type_[id - btf_.start_id()] = rec[2];
+    return true;
+  }
+  bool references_pass(TypeId id) const {
+    if (!quick_) return false;
+    const uint32_t* rec = btf_.record(id);
+    switch (info_kind(rec[1])) {
+      case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
+        return own_kind_is_a_type(rec[2]);
+      case Kind::Func:
+        return own_kind(rec[2]) == Kind::FuncProto;
+      case Kind::FuncProto: {
+        if (!own_kind_is_a_type(rec[2])) return false;
+        for (uint32_t i = 0, vlen = info_vlen(rec[1]); i < vlen; ++i)
+          if (!own_kind_is_a_type(rec[4 + 2 * i])) return false;
+        return true;
+      }
+      case Kind::Struct: case Kind::Union: {
+        if (info_kind_flag(rec[1])) return false;
+        const TypeId start = btf_.start_id();
+        for (uint32_t i = 0, vlen = info_vlen(rec[1]); i < vlen; ++i) {
+          const uint32_t* m = rec + 3 + 3 * i;
+          // What the member's type is past typedefs and modifiers (a few
+          // steps at most; longer chains go the full way).
+          TypeId t = m[1];
+          Kind k = Kind::Unknown;
+          for (int steps = 0;; ++steps) {
+            if (t < start || steps == 8) return false;
+            k = static_cast<Kind>(kinds_[t - start]);
+            if (!is_modifier(k)) break;
+            t = size_or_type_[t - start];
+          }
+          if (is_not_a_type(k) || has_no_size(k)) return false;
+          if (m[2] % 8) {
+            if (k != Kind::Int) return false;
+            continue;
+          }
+          uint64_t size;
+          switch (k) {
+            case Kind::Int: case Kind::Struct: case Kind::Union: case Kind::Enum: case Kind::Enum64: case Kind::Float:
+              size = size_or_type_[t - start];
+              break;
+            case Kind::Ptr:
+              continue;  // its size is the target's, not known here
+            default:
+              return false;  // arrays: the full way
+          }
+          if (m[2] / 8 + size > rec[2]) return false;
+        }
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+  // A name that is not "", its offset checked in range; false also for a
+  // base's string (split BTF), which the full check reads.
+  bool named_here(uint32_t off) const {
+    return off >= start_str_ && off != 0 && own_strings_[off - start_str_] != '\0';
+  }
+  // The kind of an own id; Unknown for void and for a base id (which the
+  // full check looks up).
+  Kind own_kind(TypeId id) const {
+    return id >= btf_.start_id() ? static_cast<Kind>(kinds_[id - btf_.start_id()]) : Kind::Unknown;
+  }
+  // Void or an own type that has a place where a type is expected
+  // (is_not_a_type's kinds fail); a base id goes the full way.
+  bool own_kind_is_a_type(TypeId id) const {
+    if (id == 0) return true;
+    if (id < btf_.start_id()) return false;
+    return !is_not_a_type(static_cast<Kind>(kinds_[id - btf_.start_id()]));
   }
 
   // "type [42] STRUCT 'foo'"; the name only if its offset is valid.
@@ -617,6 +759,11 @@ class Validator {
   uint64_t types_offset_;
   bool check_names_;  // names are identifiers where BTF wants one (Rules::Names)
   bool kernel_only_;  // also the rules only the kernel applies (see reader.h)
+  // For record_passes and references_pass (Rules::Read only).
+  bool quick_ = !check_names_ && !kernel_only_;
+  uint32_t end_str_ = btf_.end_str_off(), start_str_ = btf_.start_str_off();
+  TypeId end_id_ = btf_.end_id();
+  const char* own_strings_ = btf_.strings().bytes().data();
   mutable std::vector<uint64_t> identifiers_;  // identifier_at(): a bit per string offset
   // The kind and word 2 (size or type) of each own record, written by
   // check_record: the later checks ask them of every type a record refers

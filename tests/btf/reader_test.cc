@@ -357,6 +357,58 @@ TEST(BtfReader, WrongTargetKinds) {
   EXPECT_EQ(error_of(write_raw(f)), ".BTF+0x34: type [2] STRUCT 's': member 'm' type [1] is a FWD");
 }
 
+// The kinds a base has most of (FUNC, FUNC_PROTO, PTR and the modifiers,
+// TYPEDEF, STRUCT, UNION) are judged by a fast path first, which passes
+// only what every check passes and leaves the rest, message and all, to
+// the full checks: a record wrong in one word is refused as before.
+TEST(BtfReader, CommonKindsWrongInOneWord) {
+  // A valid table from `build`, then word `word` of record `id` set to
+  // `value` (the builders refuse most of these).
+  auto refusal = [](auto build, TypeId id, uint32_t word, uint32_t value) {
+    Btf b;
+    build(b);
+    std::vector<uint8_t> v = write_raw(b);
+    put32(v, 24 + 4 * (b.offsets()[id - 1] + word), value);
+    return error_of(v);
+  };
+  auto int_union = [](Btf& b) {  // [1] int, [2] union u { int a; int b; }
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    b.add_union("u", 4);
+    b.add_member("a", i, 0);
+    b.add_member("b", i, 0);
+  };
+  EXPECT_EQ(refusal(int_union, 2, 8, 8), ".BTF+0x48: type [2] UNION 'u': member 'b' of a union at non-zero bit offset 8");
+  EXPECT_EQ(refusal(int_union, 2, 7, 0), ".BTF+0x44: type [2] UNION 'u': member 'b' has type void");
+  auto proto = [](Btf& b) {  // [1] int, [2] int (int a, int b), [3] FUNC f
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    TypeId p = b.add_func_proto(i);
+    b.add_param("a", i);
+    b.add_param("b", i);
+    b.add_func("f", p, FuncLinkage::Global);
+  };
+  EXPECT_EQ(refusal(proto, 2, 4, 0), ".BTF+0x38: type [2] FUNC_PROTO '(anon)': param 0 'a' has type void");
+  // Varargs: a last parameter of type void has no name.
+  EXPECT_EQ(refusal(proto, 2, 6, 0), ".BTF+0x40: type [2] FUNC_PROTO '(anon)': param 1 'b' has type void");
+  EXPECT_EQ(refusal(proto, 2, 4, 3), ".BTF+0x38: type [2] FUNC_PROTO '(anon)': param 0 type [3] is a FUNC");
+  EXPECT_EQ(refusal(proto, 3, 1, 0x0c000003), ".BTF+0x48: type [3] FUNC 'f': unknown linkage 3");
+  EXPECT_EQ(refusal(proto, 3, 0, 0), ".BTF+0x44: type [3] FUNC '(anon)': needs a name");
+  EXPECT_EQ(refusal(proto, 3, 2, 1), ".BTF+0x4c: type [3] FUNC 'f': prototype type [1] is a INT");
+  auto chain = [](Btf& b) {  // [1] int, [2] i_t, [3] const i_t, [4] *const i_t, [5] struct s { const i_t m; }
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    TypeId c = b.add_const(b.add_typedef("i_t", i));
+    b.add_ptr(c);
+    b.add_struct("s", 8);
+    b.add_member("m", c, 0);
+  };
+  EXPECT_EQ(refusal(chain, 4, 2, 5 + 1), ".BTF+0x48: type [4] PTR '(anon)': type id 6 out of range (last id is 5)");
+  EXPECT_EQ(refusal(chain, 4, 0, 1), ".BTF+0x40: type [4] PTR 'int': must have no name");
+  // Through the const and the typedef to the int: its 4 bytes at byte 6
+  // run past the struct's 8. A typedef to the struct that holds it is a
+  // cycle.
+  EXPECT_EQ(refusal(chain, 5, 5, 48), ".BTF+0x60: type [5] STRUCT 's': member 'm' (4 bytes at byte 6) runs past the end (size 8)");
+  EXPECT_EQ(refusal(chain, 2, 2, 5), ".BTF+0x30: type [2] TYPEDEF 'i_t': reference cycle through [3] CONST '(anon)'");
+}
+
 TEST(BtfReader, SplitOnBase) {
   Btf base;
   base.add_int("int", 4, INT_SIGNED);
