@@ -96,8 +96,9 @@ class DedupBase {
   // module's run, no base cache): only the STRUCT/UNION-by-name table is
   // built here. The table's dedup builds the candidate index itself, of
   // the base types its names can meet (about a thousand of vmlinux's 56k
-  // named types, and the 45k anonymous ones), once it knows them; the
-  // result is the same. Not for save().
+  // named types, and a third of the 45k anonymous ones: those that refer
+  // only to types it can meet), once it knows them; the result is the
+  // same. Not for save().
   struct IndexPerTable {};
   DedupBase(const Btf& base, IndexPerTable);
   ~DedupBase();

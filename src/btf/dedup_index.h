@@ -377,12 +377,102 @@ class BaseNames {
   std::vector<uint64_t> bits_;
 };
 
+// The base types [1, start) a split table's types can meet, given the
+// names they can have: a named type only if `names` has its name (every
+// lookup compares names first), and a reference type (pointer, modifier,
+// typedef, array, prototype, function) only if every type it refers to
+// can be met too, since equal references refer to the same types, and a
+// new type that matched it would refer to one with a name the table does
+// not have. Anything else can be met. Small modules on vmlinux keep 350
+// to 1,000 of its 56k named types, and 12k to 19k of its 45k anonymous
+// ones (the others lead to structs the module never names). A walk of
+// the references depth first, each type once; a loop of them (a
+// prototype taking a pointer to itself) counts as met.
+enum class Met : uint8_t { New, Open, Yes, No };  // New and Open only while walking
+template <typename Rec>
+std::vector<Met> base_types_met(uint32_t start, Rec&& rec, const BaseNames& names) {
+  std::vector<Met> state(start, Met::New);
+  if (start) state[0] = Met::Yes;  // void
+  // The ids a reference type refers to, by value or not.
+  auto for_targets = [&](const uint32_t* r, auto&& fn) {
+    switch (kind_of(r)) {
+      case Kind::Ptr: case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Typedef:
+      case Kind::TypeTag: case Kind::Func:
+        fn(r[2]);
+        return true;
+      case Kind::Array:
+        fn(r[3]);
+        fn(r[4]);
+        return true;
+      case Kind::FuncProto:
+        fn(r[2]);
+        for (uint32_t i = 0, n = vlen_of(r); i < n; ++i) fn(r[4 + 2 * i]);
+        return true;
+      default:
+        return false;
+    }
+  };
+  auto named_out = [&](const uint32_t* r) { return r[0] && !names.has(r[0]) && libbpf_indexes(kind_of(r)); };
+  std::vector<std::pair<uint32_t, bool>> stack;  // id, its targets pushed
+  for (uint32_t root = 1; root < start; ++root) {
+    if (state[root] != Met::New) continue;
+    // Most types are decided here: no references, or only to types
+    // decided already (most point back); the others start a walk.
+    const uint32_t* r = rec(root);
+    if (named_out(r)) {
+      state[root] = Met::No;
+      continue;
+    }
+    bool decided = true, met = true;
+    if (!for_targets(r, [&](uint32_t t) {
+          if (t >= start) return;
+          if (state[t] == Met::New || state[t] == Met::Open) decided = false;
+          else met &= state[t] == Met::Yes;
+        })) {
+      state[root] = Met::Yes;
+      continue;
+    }
+    if (decided) {
+      state[root] = met ? Met::Yes : Met::No;
+      continue;
+    }
+    stack.push_back({root, false});
+    while (!stack.empty()) {
+      auto [id, expanded] = stack.back();
+      const uint32_t* q = rec(id);
+      if (!expanded) {
+        if (state[id] != Met::New) {
+          stack.pop_back();
+          continue;
+        }
+        if (named_out(q)) {
+          state[id] = Met::No;
+          stack.pop_back();
+          continue;
+        }
+        state[id] = Met::Open;
+        stack.back().second = true;
+        if (!for_targets(q, [&](uint32_t t) {
+              if (t < start && state[t] == Met::New) stack.push_back({t, false});
+            })) {
+          state[id] = Met::Yes;
+          stack.pop_back();
+        }
+        continue;
+      }
+      bool all_met = true;  // an Open target is a loop: met
+      for_targets(q, [&](uint32_t t) { all_met &= t >= start || state[t] != Met::No; });
+      state[id] = all_met ? Met::Yes : Met::No;
+      stack.pop_back();
+    }
+  }
+  return state;
+}
+
 // Adds the base types [1, start) to a fresh index: they are canonical as
-// they are, and candidates for new types. With `names`, a named base type
-// whose name is not among them is left out (every lookup compares names
-// first, so none could meet it): one small module's dedup keeps 600 to
-// 1,000 of vmlinux's 56k named types, and the anonymous 45k. The others
-// keep libbpf's order (add_left_out).
+// they are, and candidates for new types. With `names`, the types
+// base_types_met() finds no new type can meet are left out, and the
+// others keep libbpf's order (add_left_out).
 template <typename Rec>
 void index_base(uint32_t start, Rec&& rec, CandidateIndex& index, const BaseNames* names = nullptr) {
   // Signatures first, in parallel chunks of ids (a base is read once, in
@@ -395,10 +485,11 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index, const BaseName
     uint32_t tag, id, aux;  // id 0: not indexed (VAR, DATASEC: aux 0) or left out (aux 1)
   };
   UninitVector<Entry> entries(start > 0 ? start - 1 : 0);
+  const std::vector<Met> met = names ? base_types_met(start, rec, *names) : std::vector<Met>();
   parallel_for_ranges(1, start, 1 << 14, [&](size_t lo, size_t hi) {
     for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
       const uint32_t* r = rec(id);
-      if (names && r[0] && !names->has(r[0]) && libbpf_indexes(kind_of(r))) {
+      if (names && met[id] == Met::No && libbpf_indexes(kind_of(r))) {
         entries[id - 1] = {0, 0, 1};
         continue;
       }
