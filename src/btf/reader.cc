@@ -174,47 +174,13 @@ class Validator {
     const uint32_t* rec = btf_.record(id);
     switch (info_kind(rec[1])) {
       case Kind::Ptr: case Kind::Typedef: case Kind::Volatile: case Kind::Const: case Kind::Restrict:
-        return own_kind_is_a_type(rec[2]);
+        return !is_not_a_type(kind_of(rec[2]));
       case Kind::Func:
-        return own_kind(rec[2]) == Kind::FuncProto;
+        return kind_of(rec[2]) == Kind::FuncProto;
       case Kind::FuncProto: {
-        if (!own_kind_is_a_type(rec[2])) return false;
+        if (is_not_a_type(kind_of(rec[2]))) return false;
         for (uint32_t i = 0, vlen = info_vlen(rec[1]); i < vlen; ++i)
-          if (!own_kind_is_a_type(rec[4 + 2 * i])) return false;
-        return true;
-      }
-      case Kind::Struct: case Kind::Union: {
-        if (info_kind_flag(rec[1])) return false;
-        const TypeId start = btf_.start_id();
-        for (uint32_t i = 0, vlen = info_vlen(rec[1]); i < vlen; ++i) {
-          const uint32_t* m = rec + 3 + 3 * i;
-          // What the member's type is past typedefs and modifiers (a few
-          // steps at most; longer chains go the full way).
-          TypeId t = m[1];
-          Kind k = Kind::Unknown;
-          for (int steps = 0;; ++steps) {
-            if (t < start || steps == 8) return false;
-            k = static_cast<Kind>(kinds_[t - start]);
-            if (!is_modifier(k)) break;
-            t = size_or_type_[t - start];
-          }
-          if (is_not_a_type(k) || has_no_size(k)) return false;
-          if (m[2] % 8) {
-            if (k != Kind::Int) return false;
-            continue;
-          }
-          uint64_t size;
-          switch (k) {
-            case Kind::Int: case Kind::Struct: case Kind::Union: case Kind::Enum: case Kind::Enum64: case Kind::Float:
-              size = size_or_type_[t - start];
-              break;
-            case Kind::Ptr:
-              continue;  // its size is the target's, not known here
-            default:
-              return false;  // arrays: the full way
-          }
-          if (m[2] / 8 + size > rec[2]) return false;
-        }
+          if (is_not_a_type(kind_of(rec[4 + 2 * i]))) return false;
         return true;
       }
       default:
@@ -225,18 +191,6 @@ class Validator {
   // base's string (split BTF), which the full check reads.
   bool named_here(uint32_t off) const {
     return off >= start_str_ && off != 0 && own_strings_[off - start_str_] != '\0';
-  }
-  // The kind of an own id; Unknown for void and for a base id (which the
-  // full check looks up).
-  Kind own_kind(TypeId id) const {
-    return id >= btf_.start_id() ? static_cast<Kind>(kinds_[id - btf_.start_id()]) : Kind::Unknown;
-  }
-  // Void or an own type that has a place where a type is expected
-  // (is_not_a_type's kinds fail); a base id goes the full way.
-  bool own_kind_is_a_type(TypeId id) const {
-    if (id == 0) return true;
-    if (id < btf_.start_id()) return false;
-    return !is_not_a_type(static_cast<Kind>(kinds_[id - btf_.start_id()]));
   }
 
   // "type [42] STRUCT 'foo'"; the name only if its offset is valid.
