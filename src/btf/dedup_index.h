@@ -416,52 +416,46 @@ std::vector<Met> base_types_met(uint32_t start, Rec&& rec, const BaseNames& name
   std::vector<std::pair<uint32_t, bool>> stack;  // id, its targets pushed
   for (uint32_t root = 1; root < start; ++root) {
     if (state[root] != Met::New) continue;
-    // Most types are decided here: no references, or only to types
-    // decided already (most point back); the others start a walk.
-    const uint32_t* r = rec(root);
-    if (named_out(r)) {
-      state[root] = Met::No;
-      continue;
-    }
-    bool decided = true, met = true;
-    if (!for_targets(r, [&](uint32_t t) {
-          if (t >= start) return;
-          if (state[t] == Met::New || state[t] == Met::Open) decided = false;
-          else met &= state[t] == Met::Yes;
-        })) {
-      state[root] = Met::Yes;
-      continue;
-    }
-    if (decided) {
-      state[root] = met ? Met::Yes : Met::No;
-      continue;
-    }
     stack.push_back({root, false});
     while (!stack.empty()) {
       auto [id, expanded] = stack.back();
-      const uint32_t* q = rec(id);
+      const uint32_t* r = rec(id);
       if (!expanded) {
         if (state[id] != Met::New) {
           stack.pop_back();
           continue;
         }
-        if (named_out(q)) {
+        if (named_out(r)) {
           state[id] = Met::No;
+          stack.pop_back();
+          continue;
+        }
+        // Most types are decided here: no references, or only to types
+        // decided already (most point back); the others are walked.
+        bool decided = true, met = true;
+        if (!for_targets(r, [&](uint32_t t) {
+              if (t >= start) return;
+              if (state[t] == Met::New || state[t] == Met::Open) decided = false;
+              else met &= state[t] == Met::Yes;
+            })) {
+          state[id] = Met::Yes;
+          stack.pop_back();
+          continue;
+        }
+        if (decided) {
+          state[id] = met ? Met::Yes : Met::No;
           stack.pop_back();
           continue;
         }
         state[id] = Met::Open;
         stack.back().second = true;
-        if (!for_targets(q, [&](uint32_t t) {
-              if (t < start && state[t] == Met::New) stack.push_back({t, false});
-            })) {
-          state[id] = Met::Yes;
-          stack.pop_back();
-        }
+        for_targets(r, [&](uint32_t t) {
+          if (t < start && state[t] == Met::New) stack.push_back({t, false});
+        });
         continue;
       }
       bool all_met = true;  // an Open target is a loop: met
-      for_targets(q, [&](uint32_t t) { all_met &= t >= start || state[t] != Met::No; });
+      for_targets(r, [&](uint32_t t) { all_met &= t >= start || state[t] != Met::No; });
       state[id] = all_met ? Met::Yes : Met::No;
       stack.pop_back();
     }
