@@ -676,8 +676,8 @@ class Deduper {
 
   // The base's part of an index of this dedup's own: without a prepared
   // base, or with one whose index is built per table (DedupBase::
-  // IndexPerTable), then of the base types whose names this table's own
-  // types can have. The index holds canonical types only, typically a
+  // IndexPerTable), then of the base types this table's own types can
+  // meet (dedup_index::base_types_met). The index holds canonical types only, typically a
   // tenth of the input: it starts small and grows, so it stays in cache.
   void index_base_here() {
     index_ = &own_index_.emplace(1024);
@@ -686,31 +686,35 @@ class Deduper {
       return;
     }
     // A table with more types than its base gains nothing by the names.
-    if (!base_names_ && end_ - start_ < start_) base_names_.emplace(base_names_of_records());
+    if (!base_reach_ && end_ - start_ < start_) base_reach_.emplace(base_reach_of_records());
     const Btf& base = prepared_->base;
-    index_base(start_, [&](uint32_t id) { return base.record(id); }, *index_, base_names_ ? &*base_names_ : nullptr);
+    index_base(start_, [&](uint32_t id) { return base.record(id); }, *index_, base_reach_ ? &*base_reach_ : nullptr);
   }
 
-  // The base offsets of the names own records will have after pass 1:
-  // each record's name looked up in the base as resolve_names does.
-  BaseNames base_names_of_records() const {
+  // What own records name of the base: the base offsets of their names
+  // after pass 1 (each looked up in the base as resolve_names does), and
+  // the base ids they refer to.
+  BaseReach base_reach_of_records() const {
     const Btf& base = prepared_->base;
-    BaseNames names(base.end_str_off());
+    BaseReach reach(base.end_str_off(), start_);
     const uint32_t start_off = btf_.start_str_off();
     for (uint32_t id = start_; id < end_; ++id) {
+      visit_type_id_words(rec(id), [&](const uint32_t& t) {
+        if (t != 0 && t < start_) reach.add_id(t);
+      });
       const uint32_t off = rec(id)[0];
       if (off == 0) continue;
       if (off < start_off) {
-        names.add(off);  // a base string already
+        reach.add_name(off);  // a base string already
         continue;
       }
       const std::span<const char> bytes = name_bytes(off);
       if (bytes.empty()) continue;  // out of range: pass 1's error
       const std::string_view s = bytes.data();
       if (s.empty()) continue;
-      if (std::optional<uint32_t> in_base = base.find_string(s, XXH3_64bits(s.data(), s.size()))) names.add(*in_base);
+      if (std::optional<uint32_t> in_base = base.find_string(s, XXH3_64bits(s.data(), s.size()))) reach.add_name(*in_base);
     }
-    return names;
+    return reach;
   }
 
   // The bytes from own name offset `off` (past the base's strings) to the
@@ -1576,7 +1580,7 @@ class Deduper {
   std::vector<std::vector<uint32_t>> prim_sigs_;  // signature tags of listed_[c][kPrims], by place
   std::vector<PassLists> listed_;  // own ids by type pass, per chunk of kIdChunk ids
   std::optional<CandidateIndex> own_index_;
-  std::optional<BaseNames> base_names_;  // see index_base_here()
+  std::optional<BaseReach> base_reach_;  // see index_base_here()
   CandidateIndex* index_ = nullptr;   // own_index_, or the scratch's copy of the base's
   StringTable new_strings_;
   bool strings_kept_ = false;  // the table's own strings are the new ones

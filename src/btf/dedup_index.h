@@ -365,32 +365,41 @@ inline bool libbpf_indexes(Kind k) {
   return k != Kind::Unknown && k != Kind::Var && k != Kind::Datasec && static_cast<unsigned>(k) <= KIND_MAX;
 }
 
-// The base names a split table's types can have once its strings are
-// deduplicated: a bit per string offset of the base.
-class BaseNames {
+// What of its base a split table's own records name: the base names its
+// types can have once its strings are deduplicated (a bit per string
+// offset of the base), and the base types they refer to by id (a bit per
+// base id).
+class BaseReach {
  public:
-  explicit BaseNames(uint32_t end_str_off) : bits_((size_t{end_str_off} + 63) / 64) {}
-  void add(uint32_t off) { bits_[off / 64] |= uint64_t{1} << (off % 64); }
-  bool has(uint32_t off) const { return off / 64 < bits_.size() && (bits_[off / 64] >> (off % 64) & 1); }
+  BaseReach(uint32_t end_str_off, uint32_t base_end_id)
+      : names_((size_t{end_str_off} + 63) / 64), ids_((size_t{base_end_id} + 63) / 64) {}
+  void add_name(uint32_t off) { set(names_, off); }
+  bool has_name(uint32_t off) const { return get(names_, off); }
+  void add_id(uint32_t id) { set(ids_, id); }
+  bool has_id(uint32_t id) const { return get(ids_, id); }
 
  private:
-  std::vector<uint64_t> bits_;
+  static void set(std::vector<uint64_t>& bits, uint32_t i) { bits[i / 64] |= uint64_t{1} << (i % 64); }
+  static bool get(const std::vector<uint64_t>& bits, uint32_t i) {
+    return i / 64 < bits.size() && (bits[i / 64] >> (i % 64) & 1);
+  }
+  std::vector<uint64_t> names_, ids_;
 };
 
-// The base types [1, start) a split table's types can meet, given the
-// names they can have: a named type only if `names` has its name (every
-// lookup compares names first), and a reference type (pointer, modifier,
-// typedef, array, prototype, function) only if every type it refers to
-// can be met too, since equal references refer to the same types, and a
-// new type that matched it would refer to one with a name the table does
-// not have. Anything else can be met. Small modules on vmlinux keep 350
+// The base types [1, start) a split table's types can meet, given what
+// they name of it: a type they refer to by id; a named type only if
+// `reach` has its name (every lookup compares names first); and a
+// reference type (pointer, modifier, typedef, array, prototype, function)
+// only if every type it refers to can be met too, since equal references
+// refer to the same types, and a new type that matched it would refer to
+// one the table cannot reach. Anything else can be met. Small modules on vmlinux keep 350
 // to 1,000 of its 56k named types, and 12k to 19k of its 45k anonymous
 // ones (the others lead to structs the module never names). A walk of
 // the references depth first, each type once; a loop of them (a
 // prototype taking a pointer to itself) counts as met.
 enum class Met : uint8_t { New, Open, Yes, No };  // New and Open only while walking
 template <typename Rec>
-std::vector<Met> base_types_met(uint32_t start, Rec&& rec, const BaseNames& names) {
+std::vector<Met> base_types_met(uint32_t start, Rec&& rec, const BaseReach& reach) {
   std::vector<Met> state(start, Met::New);
   if (start) state[0] = Met::Yes;  // void
   // The ids a reference type refers to, by value or not.
@@ -412,7 +421,7 @@ std::vector<Met> base_types_met(uint32_t start, Rec&& rec, const BaseNames& name
         return false;
     }
   };
-  auto named_out = [&](const uint32_t* r) { return r[0] && !names.has(r[0]) && libbpf_indexes(kind_of(r)); };
+  auto named_out = [&](const uint32_t* r) { return r[0] && !reach.has_name(r[0]) && libbpf_indexes(kind_of(r)); };
   std::vector<std::pair<uint32_t, bool>> stack;  // id, its targets pushed
   for (uint32_t root = 1; root < start; ++root) {
     if (state[root] != Met::New) continue;
@@ -422,6 +431,11 @@ std::vector<Met> base_types_met(uint32_t start, Rec&& rec, const BaseNames& name
       const uint32_t* r = rec(id);
       if (!expanded) {
         if (state[id] != Met::New) {
+          stack.pop_back();
+          continue;
+        }
+        if (reach.has_id(id)) {
+          state[id] = Met::Yes;
           stack.pop_back();
           continue;
         }
@@ -464,11 +478,11 @@ std::vector<Met> base_types_met(uint32_t start, Rec&& rec, const BaseNames& name
 }
 
 // Adds the base types [1, start) to a fresh index: they are canonical as
-// they are, and candidates for new types. With `names`, the types
+// they are, and candidates for new types. With `reach`, the types
 // base_types_met() finds no new type can meet are left out, and the
 // others keep libbpf's order (add_left_out).
 template <typename Rec>
-void index_base(uint32_t start, Rec&& rec, CandidateIndex& index, const BaseNames* names = nullptr) {
+void index_base(uint32_t start, Rec&& rec, CandidateIndex& index, const BaseReach* reach = nullptr) {
   // Signatures first, in parallel chunks of ids (a base is read once, in
   // order); then the adds, in id order (that order is libbpf's chain
   // order), each loading ahead what a later add will touch: the index of
@@ -479,11 +493,11 @@ void index_base(uint32_t start, Rec&& rec, CandidateIndex& index, const BaseName
     uint32_t tag, id, aux;  // id 0: not indexed (VAR, DATASEC: aux 0) or left out (aux 1)
   };
   UninitVector<Entry> entries(start > 0 ? start - 1 : 0);
-  const std::vector<Met> met = names ? base_types_met(start, rec, *names) : std::vector<Met>();
+  const std::vector<Met> met = reach ? base_types_met(start, rec, *reach) : std::vector<Met>();
   parallel_for_ranges(1, start, 1 << 14, [&](size_t lo, size_t hi) {
     for (uint32_t id = static_cast<uint32_t>(lo); id < hi; ++id) {
       const uint32_t* r = rec(id);
-      if (names && met[id] == Met::No && libbpf_indexes(kind_of(r))) {
+      if (reach && met[id] == Met::No && libbpf_indexes(kind_of(r))) {
         entries[id - 1] = {0, 0, 1};
         continue;
       }

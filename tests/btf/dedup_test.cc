@@ -896,6 +896,31 @@ TEST(Dedup, PreparedBaseLastUseMatchesLibbpfAndIsSpent) {
   }
 }
 
+// A split table's own types may refer to base types by id, named or not:
+// a base reference to such a type is one a new type can meet, whatever
+// the names the table has (IndexPerTable leaves out only what no new
+// type can meet).
+TEST(Dedup, IndexPerTableMeetsReferencesToBaseTypesReferredToById) {
+  Btf base;
+  const TypeId i = base.add_int("int", 4, INT_SIGNED);
+  const TypeId hidden = base.add_typedef("hidden", i);  // a name the split table has not
+  base.add_ptr(hidden);
+  const TypeId hidden_too = base.add_typedef("hidden_too", i);
+  base.add_const(base.add_ptr(hidden_too));
+  // Types enough that the split table, smaller, has its names looked up.
+  for (int k = 0; k < 8; ++k) base.add_typedef("pad_" + std::to_string(k), i);
+  Btf split(&base);
+  split.add_ptr(hidden);  // by id, as the base's [3]
+  split.add_const(split.add_ptr(hidden_too));
+  testing::LibbpfBtf lbase = testing::to_libbpf(base);
+  const std::vector<uint8_t> theirs = write_raw(libbpf_dedup(split, &base, lbase.get()));
+  DedupBase per_table(base, DedupBase::IndexPerTable{});
+  Btf ours = read_raw(write_raw(split), &base);
+  dedup(ours, {.compat = DedupCompat::Libbpf_1_1, .prepared_base = &per_table});
+  EXPECT_EQ(ours.type_count(), 0u) << "every own type is one of the base's";
+  EXPECT_TRUE(write_raw(ours) == theirs);
+}
+
 // A DedupBase whose candidate index each table's dedup builds itself, of
 // the base types its names can meet (a single small module's run:
 // IndexPerTable): libbpf's bytes. The bases have named types no split
