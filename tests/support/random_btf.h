@@ -7,11 +7,12 @@
 // emits for one file: a copy of the part of the universe some roots reach,
 // in random order, where a struct it only points to may be just declared
 // (a FWD), one definition may differ from the others (a member renamed, an
-// enumerator's value changed), and a struct or array may come twice (the
-// identical twins compilers sometimes emit). A base is one or two units;
-// a split table on it is more units, each of which may refer to the
-// base's copy of a type directly instead of its own (what dedup sees from
-// btfc's API or an earlier split table, never from the encoder).
+// enumerator's value changed), and a type may come twice (the identical
+// twins compilers sometimes emit), some with variables in a DATASEC. A
+// base is one to three units, deduplicated or not; a split table on it is
+// one to four more units (now and then up to 47), each of which may refer
+// to the base's copy of a type directly instead of its own (what dedup
+// sees from btfc's API or an earlier split table, never from the encoder).
 #pragma once
 
 #include <algorithm>
@@ -135,8 +136,7 @@ class RandomGraph {
       if ((k == Kind::Struct || k == Kind::Union) && r[0] && !by_value[t] && c_.one_in(3)) declared[t] = true;
       else if ((k == Kind::Struct || k == Kind::Union) && info_vlen(r[1]) && c_.one_in(8)) changed[t] = true;
       else if (k == Kind::Enum && info_vlen(r[1]) && c_.one_in(8)) changed[t] = true;
-      if ((k == Kind::Struct || k == Kind::Union || k == Kind::Array) && !declared[t] && c_.one_in(8))
-        twinned[t] = true;
+      if (k != Kind::Fwd && k != Kind::DeclTag && !declared[t] && c_.one_in(8)) twinned[t] = true;
       kept.push_back(t);
       if (twinned[t]) kept.push_back(t);
     }
@@ -378,9 +378,9 @@ inline std::unique_ptr<Btf> reread(const Btf& t, const Btf* base = nullptr) {
   }
 }
 
-// A base of one or two units of a random universe, and a split table of
-// one to four more on it, each read back as a user's would be (null where
-// the reader refuses one: the generator's tables are valid nearly always).
+// A base and a split table on it, as above, each read back as a user's
+// would be (null where the reader refuses one: the generator's tables are
+// valid nearly always).
 struct RandomTables {
   std::unique_ptr<Btf> base, split;
   std::vector<TypeId> stages;  // the first id of each unit of `split`
@@ -391,7 +391,7 @@ inline RandomTables random_tables(Choices& c) {
   Btf base;
   std::vector<TypeId> copies;
   g.write_unit(base, nullptr, 2, &copies);
-  if (c.one_in(2)) g.write_unit(base);
+  for (uint32_t k = c.below(3); k-- > 0;) g.write_unit(base);
   if (!(t.base = reread(base))) return t;
   // Half the bases deduplicated first, as vmlinux is: each type once.
   if (c.one_in(2)) {
@@ -405,7 +405,8 @@ inline RandomTables random_tables(Choices& c) {
   }
   Btf split(t.base.get());
   const uint32_t odds = 1 + c.below(4);
-  for (uint32_t k = 1 + c.below(4); k-- > 0;) {
+  // Now and then many units: the candidate index doubles on the way.
+  for (uint32_t k = c.one_in(8) ? 8 + c.below(40) : 1 + c.below(4); k-- > 0;) {
     t.stages.push_back(split.end_id());
     g.write_unit(split, &copies, odds);
   }
