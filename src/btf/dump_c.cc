@@ -98,12 +98,19 @@ class CDumper {
   bool kflag(TypeId id) const { return info_kind_flag(rec(id)[1]); }
   std::string_view name_of(uint32_t off) const { return off ? btf_.str(off) : std::string_view(); }
 
+  // As libbpf marks them: every type a record refers to, except a
+  // prototype's return type (an anonymous enum returned by a prototype is
+  // still a top-level definition of its own: bpftool 7.1 prints it).
   void mark_referenced(TypeId id) {
     const uint32_t* r = rec(id);
     Kind k = info_kind(r[1]);
     if (k == Kind::Array) {
       state_[r[4]].referenced = true;
       state_[r[3]].referenced = true;
+      return;
+    }
+    if (k == Kind::FuncProto) {
+      for (uint32_t i = 0; i < info_vlen(r[1]); ++i) state_[r[4 + 2 * i]].referenced = true;
       return;
     }
     visit_type_id_words(r, [&](const uint32_t& t) { state_[t].referenced = true; });
