@@ -24,6 +24,7 @@
 #include "base/parallel.h"
 #include "base/prefault.h"
 #include "btf/distill.h"
+#include "btf/kernel_order.h"
 #include "elf/elf_file.h"
 
 namespace btfc::btf {
@@ -86,6 +87,10 @@ class Validator {
     });
     check_cycles();
     check_pointer_loops();
+    if (kernel_only_) {
+      check_type_tags_first();
+      check_resolve_depth();
+    }
     for_chunks([&](TypeId id) {
       if (!references_pass(id)) check_references(id);
       else cross_check([&] { check_references(id); });
@@ -570,6 +575,57 @@ class Validator {
       for (TypeId id : walk) state[id - start] = 2;
       walk.clear();
     }
+  }
+
+  // The kernel wants the type tags of a chain of modifiers (typedef,
+  // const, volatile, restrict, type tag) before the others, and refuses a
+  // type tag below any other modifier ("Type tags don't precede
+  // modifiers"): PTR -> TYPE_TAG -> CONST -> INT loads, PTR -> CONST ->
+  // TYPE_TAG -> INT does not. libbpf and bpftool take either. Chains are
+  // loop-free by now (check_cycles), and each type is walked once: a
+  // chain met again stops at what its first walk found. As in the kernel,
+  // a chain is followed down to the base, not into it.
+  void check_type_tags_first() const {
+    const TypeId start = btf_.start_id();
+    auto modifier = [&](TypeId id) {
+      if (id < start) return false;
+      const Kind k = kind_of(id);
+      return k == Kind::Typedef || k == Kind::Volatile || k == Kind::Const || k == Kind::Restrict ||
+             k == Kind::TypeTag;
+    };
+    std::vector<int8_t> tag_at_or_below(btf_.type_count(), -1);  // -1 not known yet
+    std::vector<TypeId> walk;
+    for (TypeId id = start; id < btf_.end_id(); ++id) {
+      if (!modifier(id) || kind_of(id) == Kind::TypeTag) continue;
+      bool tag = false;
+      for (TypeId t = size_or_type(id); modifier(t); t = size_or_type(t)) {
+        if (tag_at_or_below[t - start] >= 0) {
+          tag = tag_at_or_below[t - start];
+          break;
+        }
+        if (kind_of(t) == Kind::TypeTag) {
+          tag = true;
+          break;
+        }
+        walk.push_back(t);
+      }
+      for (TypeId t : walk) tag_at_or_below[t - start] = tag;
+      walk.clear();
+      tag_at_or_below[id - start] = tag;
+      if (tag) fail(id, 2, "type tag below a modifier (the kernel wants type tags first)");
+    }
+  }
+
+  // The kernel resolves types in id order on a stack of at most 32 (see
+  // btf/kernel_order.h): a chain of 33 references, each to a later id, is
+  // refused ("Exceeded max resolving depth"); the encoder renumbers such
+  // a table, order_for_kernel().
+  void check_resolve_depth() const {
+    const KernelResolution r = kernel_resolution(btf_, /*with_order=*/false);
+    if (r.max_depth > KERNEL_MAX_RESOLVE_DEPTH)
+      fail(r.deepest, 0,
+           "the kernel's resolution of it goes " + std::to_string(r.max_depth) + " types deep (it takes at most " +
+               std::to_string(KERNEL_MAX_RESOLVE_DEPTH) + ")");
   }
 
   // Where a type's by-value references are, for the cycle walk: `left`

@@ -116,8 +116,10 @@ void validate(const Btf& btf, std::string_view section = ".BTF", uint64_t types_
 // validate() plus the rules only the kernel applies, for BTF meant to be
 // loaded (what btfc encodes): no extern FUNC or VAR linkage (BPF object
 // files use them; libbpf resolves them before loading), no DATASEC of size
-// 0 or with overlapping variables. read_raw() lets those through so that
-// every file bpftool dumps can be dumped.
+// 0 or with overlapping variables, type tags before the other modifiers
+// of a chain, and no chain of references the kernel's id-order resolution
+// takes more than 32 deep (btf/kernel_order.h). read_raw() lets those
+// through so that every file bpftool dumps can be dumped.
 void validate_for_kernel(const Btf& btf);
 
 }  // namespace btfc::btf

@@ -4,9 +4,11 @@
 // pass silently.
 #include <gtest/gtest.h>
 
+#include "btf/dedup.h"
 #include "btf/reader.h"
 #include "btf/writer.h"
 #include "btf_test_util.h"
+#include "support/random_btf.h"
 #include "elf/elf_file.h"
 
 namespace btfc::btf {
@@ -72,6 +74,93 @@ TEST(BtfKernelLoad, EveryKindTableLoads) {
   auto r = testing::load_into_kernel(write_raw(with_extern));
   libbpf_set_print(old);
   EXPECT_EQ(r, testing::LoadResult::Refused);
+}
+
+// What the kernel makes of `b`, beside what validate_for_kernel() says;
+// "" when they agree, and `loaded` tells which way. Skips the test, loudly,
+// where the kernel lets this process load no BTF.
+std::string kernel_disagreement(const Btf& b, bool* loaded = nullptr) {
+  bool ours = true;
+  std::string why;
+  try {
+    validate_for_kernel(b);
+  } catch (const Error& e) {
+    ours = false;
+    why = e.what();
+  }
+  libbpf_print_fn_t old = libbpf_set_print(nullptr);
+  const testing::LoadResult r = testing::load_into_kernel(write_raw(b));
+  libbpf_set_print(old);
+  if (r == testing::LoadResult::NotAllowed) return "not allowed";
+  const bool kernel = r == testing::LoadResult::Loaded;
+  if (loaded) *loaded = kernel;
+  if (ours == kernel) return "";
+  return kernel ? "the kernel loads what validate_for_kernel() refuses: " + why
+                : "the kernel refuses what validate_for_kernel() passes";
+}
+#define EXPECT_KERNEL_AGREES(b, want_loaded)                                                       \
+  do {                                                                                             \
+    bool loaded_ = false;                                                                          \
+    std::string d_ = kernel_disagreement((b), &loaded_);                                           \
+    if (d_ == "not allowed")                                                                       \
+      GTEST_SKIP() << "\n*** the kernel lets this process load no BTF: NOT TESTED ***\n";         \
+    EXPECT_EQ(d_, "");                                                                             \
+    EXPECT_EQ(loaded_, (want_loaded));                                                             \
+  } while (0)
+
+// Type tags come first in a chain of modifiers: the kernel refuses one
+// below a CONST or a TYPEDEF ("Type tags don't precede modifiers"), which
+// libbpf and bpftool take; validate_for_kernel() says the same.
+TEST(BtfKernelLoad, TypeTagsComeBeforeOtherModifiers) {
+  for (int shape = 0; shape < 3; ++shape) {
+    SCOPED_TRACE("shape " + std::to_string(shape));
+    Btf b;
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    TypeId chain = shape == 0   ? b.add_type_tag("user", b.add_const(i))     // tag, const: loads
+                   : shape == 1 ? b.add_const(b.add_type_tag("user", i))    // const, tag
+                                : b.add_typedef("t", b.add_type_tag("user", i));  // typedef, tag
+    b.add_ptr(chain);
+    EXPECT_NO_THROW(validate(b));
+    EXPECT_KERNEL_AGREES(b, shape == 0);
+  }
+}
+
+// The kernel resolves types in id order on a stack of 32: 33 CONSTs each
+// of the next (a later id) are refused, 40 each of the one before load.
+TEST(BtfKernelLoad, ResolutionDeeperThanTheKernelsIsRefused) {
+  for (auto [n, forward] : {std::pair{32, true}, {33, true}, {40, false}}) {
+    SCOPED_TRACE(std::to_string(n) + (forward ? " forward" : " backward"));
+    Btf b;
+    TypeId i = b.add_int("int", 4, INT_SIGNED);
+    const TypeId first = b.end_id();
+    for (int k = 0; k < n; ++k) b.add_const(forward ? (k + 1 < n ? first + k + 1 : i) : (k ? first + k - 1 : i));
+    EXPECT_KERNEL_AGREES(b, n <= 32 || !forward);
+  }
+}
+
+// validate_for_kernel() and the kernel agree on random type graphs
+// (tests/support/random_btf.h: every kind the kernel takes, forward
+// references, twins), as generated and deduplicated.
+TEST(BtfKernelLoad, RandomGraphsLoadWhereValidateForKernelSaysSo) {
+  int loaded = 0, refused = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    testing::SeededChoices c(seed);
+    testing::RandomTables t = testing::random_tables(c);
+    ASSERT_TRUE(t.base);
+    Btf deduped = read_raw(write_raw(*t.base));
+    dedup(deduped);
+    for (const Btf* b : {t.base.get(), &deduped}) {
+      bool ok = false;
+      const std::string d = kernel_disagreement(*b, &ok);
+      if (d == "not allowed") GTEST_SKIP() << "\n*** the kernel lets this process load no BTF: NOT TESTED ***\n";
+      ASSERT_EQ(d, "");
+      ++(ok ? loaded : refused);
+    }
+  }
+  EXPECT_GT(loaded, 400);  // of 600, the rest refused by both (a type tag below a modifier)
+  EXPECT_GT(refused, 0);
+  std::printf("%d loaded, %d refused by both\n", loaded, refused);
 }
 
 // A prototype may not return or take a prototype or a FWD by value: the
