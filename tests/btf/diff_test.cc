@@ -17,6 +17,7 @@
 #include "btf/writer.h"
 #include "btf_test_util.h"
 #include "dedup_oracle.h"
+#include "support/random_btf.h"
 #include "support/test_support.h"
 
 namespace btfc::btf {
@@ -225,6 +226,46 @@ TEST(Diff, DifferentTargetAmongSameNamedTypes) {
   EXPECT_FALSE(r.equivalent);
   EXPECT_NE(r.report.find("whole graphs differ"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("STRUCT s"), std::string::npos) << r.report;
+}
+
+// Random type graphs (tests/support/random_btf.h: every kind, twins,
+// forward references): each is equivalent to itself shuffled, and not to a
+// shuffled copy with one change (a member's offset, an enumerator's value,
+// an integer's size, a function's linkage: the first such type in id
+// order; a table with none of them, a few pointers, is left out).
+TEST(Diff, RandomGraphsAgainstShuffledAndChangedCopies) {
+  int changed = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    testing::SeededChoices c(seed);
+    testing::RandomTables t = testing::random_tables(c);
+    ASSERT_TRUE(t.base);
+    const Btf& a = *t.base;
+    DiffResult same = diff(a, shuffled(a, seed));
+    ASSERT_TRUE(same.equivalent) << same.report;
+    Btf b = reorder(a, all_ids(a));
+    bool edited = false;
+    for (TypeId id = 1; id < b.end_id() && !edited; ++id) {
+      uint32_t* r = b.mutable_record(id);
+      switch (info_kind(r[1])) {
+        case Kind::Struct: case Kind::Union:
+          if (info_vlen(r[1])) r[5] += 8, edited = true;  // the first member's offset
+          break;
+        case Kind::Enum:
+          if (info_vlen(r[1])) r[4] += 7, edited = true;  // the first enumerator's value
+          break;
+        case Kind::Int: r[2] = r[2] == 8 ? 4 : 8, r[3] = (r[3] & ~0xffu) | (r[2] * 8), edited = true; break;
+        case Kind::Func: r[1] ^= 1, edited = true; break;  // static <-> global
+        default: break;
+      }
+    }
+    if (!edited) continue;  // none of those kinds: a pointer or two
+    DiffResult other = diff(a, shuffled(b, seed));
+    EXPECT_FALSE(other.equivalent) << other.report;
+    EXPECT_GT(other.differences, 0u) << other.report;
+    ++changed;
+  }
+  EXPECT_GT(changed, 280);
 }
 
 TEST(Diff, UsageErrors) {
