@@ -146,33 +146,34 @@ int calls(int x) { return ext(x, 1) + helper(x) + plain(x, 2); }
 
 // Random C (tests/support/random_c.py: what headers hold, bitfields,
 // nested anonymous members, flexible arrays, packed and aligned structs,
-// 64-bit enums, a variable of each type and a few functions), compiled by
-// gcc and clang for six targets, both byte orders, DWARF 4 and 5, type
-// units, -O0 to -O2: btfc's BTF is pahole 1.24's type graph. (pahole 1.24
+// 64-bit enums, a variable of each type and a few functions; for clang,
+// btf_type_tag and btf_decl_tag too), compiled by gcc and clang for five
+// targets, both byte orders, DWARF 4 and 5, type units, -O0 to -O2:
+// btfc's BTF is pahole 1.24's type graph. (pahole 1.24
 // gets gcc's DWARF 4 type units in a .o and clang's MIPS32 relocations
 // wrong, so they are not among them.)
 TEST(Encode, RandomCAsPahole) {
   struct Config {
     const char* compile;
-    bool int128;  // a 64-bit target
-    bool load;    // little-endian and 64-bit: the running kernel reads its BTF
-                  // (it takes a 4-byte PTR for 8 bytes)
+    const char* options;  // random_c.py's: int128 for a 64-bit target, tags for clang
+    bool load;            // little-endian and 64-bit: the running kernel reads its BTF
+                          // (it takes a 4-byte PTR for 8 bytes)
   };
   const std::string cc = "-g -c -fno-eliminate-unused-debug-types";
   const Config configs[] = {
-      {"gcc", true, true},
-      {"gcc -m32 -O2 -gdwarf-4", false, false},
-      {"clang -O1", true, true},
-      {"clang --target=powerpc64-linux-gnu -gdwarf-4 -fdebug-types-section", true, false},
-      {"clang --target=aarch64-linux-gnu -gdwarf-4", true, true},
-      {"clang --target=armv7-linux-gnueabihf -O2", false, false},
+      {"gcc", "int128", true},
+      {"gcc -m32 -O2 -gdwarf-4", "", false},
+      {"clang -O1", "int128 tags", true},
+      {"clang --target=powerpc64-linux-gnu -gdwarf-4 -fdebug-types-section", "int128", false},
+      {"clang --target=aarch64-linux-gnu -gdwarf-4", "int128 tags", true},
+      {"clang --target=armv7-linux-gnueabihf -O2", "", false},
   };
   for (size_t k = 0; k < std::size(configs); ++k)
     for (int seed = 1; seed <= 10; ++seed) {
       const Config& c = configs[k];
       SCOPED_TRACE(std::string(c.compile) + ", seed " + std::to_string(seed));
       test::RunResult source = test::run("python3 " BTFC_SOURCE_DIR "/tests/support/random_c.py " +
-                                         std::to_string(seed) + (c.int128 ? " int128" : ""));
+                                         std::to_string(seed) + " " + c.options);
       ASSERT_EQ(source.status, 0) << source.err;
       const std::string compiler = std::string(c.compile).substr(0, std::string(c.compile).find(' '));
       const std::string command = compiler + " " + cc + std::string(c.compile).substr(compiler.size());

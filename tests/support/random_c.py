@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random C for the encoder's differential test against pahole.
 
-    tests/support/random_c.py SEED [int128]
+    tests/support/random_c.py SEED [int128] [tags]
 
 Prints a C file of type definitions as headers hold them: structs and
 unions (bitfields of integer and enum types, zero-width ones, arrays of
@@ -10,10 +10,11 @@ pointers, anonymous and named nested structs and unions, packed and
 aligned ones, pointers to themselves), enums (negative, 32-bit edge and
 64-bit values), typedefs, structs only declared, every C base type with
 its qualifiers (`int128`: __int128 too, for 64-bit targets), a variable
-of each type and a few functions (static, variadic, with restrict). The
-same SEED gives the same file. tests/convert/encode_test.cc compiles it
-with gcc and clang for several targets and compares btfc's BTF with
-pahole's.
+of each type and a few functions (static, variadic, with restrict);
+`tags`: clang's btf_type_tag on pointers and btf_decl_tag on members and
+functions. The same SEED gives the same file.
+tests/convert/encode_test.cc compiles it with gcc and clang for several
+targets and compares btfc's BTF with pahole's.
 """
 import random
 import re
@@ -28,6 +29,9 @@ base = ["int", "unsigned int", "char", "signed char", "unsigned char", "short", 
         "_Complex double"]
 if "int128" in sys.argv[2:]:
     base += ["__int128", "unsigned __int128"]
+tags = "tags" in sys.argv[2:]
+TT = ' __attribute__((btf_type_tag("user")))' if tags else ""
+DT = ' __attribute__((btf_decl_tag("dk")))' if tags else ""
 intish = ["int", "unsigned int", "char", "unsigned char", "short", "unsigned short", "long", "unsigned long",
           "long long", "unsigned long long", "_Bool"]
 serial = 0
@@ -50,10 +54,10 @@ def some_type():
     if k < 0.7:
         return qual() + r.choice(names)
     if k < 0.8 and fwd_only:
-        return "struct " + r.choice(fwd_only) + " *"
+        return "struct " + r.choice(fwd_only) + (TT if tags and r.random() < 0.5 else "") + " *"
     if k < 0.9:
-        return some_type() + " *"
-    return r.choice(names + base) + " *"
+        return some_type() + (TT if tags and r.random() < 0.5 else "") + " *"
+    return r.choice(names + base) + (TT if tags and r.random() < 0.5 else "") + " *"
 
 
 def member(i, in_union=False):
@@ -76,7 +80,7 @@ def member(i, in_union=False):
         kw = r.choice(["struct", "union"])
         inner = "\n".join(member(1000 + i * 10 + j, kw == "union") for j in range(r.randint(1, 3)))
         return "\t%s {\n%s\n\t}%s;" % (kw, inner, "" if r.random() < 0.5 else " " + m)
-    return "\t%s %s;" % (some_type(), m)
+    return "\t%s %s%s;" % (some_type(), m, DT if tags and r.random() < 0.3 else "")
 
 
 for _ in range(r.randint(3, 12)):
@@ -119,7 +123,8 @@ for i in range(r.randint(0, 3)):
     if params and r.random() < 0.2:
         params[0] = "int * restrict p0"
     static = "static " if r.random() < 0.3 else ""
-    out.append("%sint fn%d(%s) { return %d; }" % (static, i, ", ".join(params) or "void", i))
+    tag = DT if tags and r.random() < 0.5 else ""
+    out.append("%sint%s fn%d(%s) { return %d; }" % (static, tag, i, ", ".join(params) or "void", i))
     if static:
         out.append("int (*keep%d)() = (int (*)())fn%d;" % (i, i))
 if r.random() < 0.3:
