@@ -98,7 +98,6 @@ class RandomGraph {
  public:
   // A universe of 6 to 39 types.
   explicit RandomGraph(Choices& c) : c_(c) { make_universe(); }
-  const Btf& universe() const { return u_; }
 
   // Appends a unit to `out`; with `base_copy` (universe id -> the id of an
   // unchanged copy in out's base, or 0), each type the base has a copy of
