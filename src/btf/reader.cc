@@ -587,12 +587,7 @@ class Validator {
   // a chain is followed down to the base, not into it.
   void check_type_tags_first() const {
     const TypeId start = btf_.start_id();
-    auto modifier = [&](TypeId id) {
-      if (id < start) return false;
-      const Kind k = kind_of(id);
-      return k == Kind::Typedef || k == Kind::Volatile || k == Kind::Const || k == Kind::Restrict ||
-             k == Kind::TypeTag;
-    };
+    auto modifier = [&](TypeId id) { return id >= start && is_modifier(kind_of(id)); };
     std::vector<int8_t> tag_at_or_below(btf_.type_count(), -1);  // -1 not known yet
     std::vector<TypeId> walk;
     for (TypeId id = start; id < btf_.end_id(); ++id) {
