@@ -15,36 +15,19 @@
 #include "btf/btf.h"
 #include "btf/reader.h"
 #include "btf/writer.h"
+#include "support/dedup_ways.h"
 #include "support/test_support.h"
 
 namespace btfc::btf::testing {
 
-struct LibbpfBtfDeleter {
-  void operator()(struct btf* b) const { btf__free(b); }
-};
-using LibbpfBtf = std::unique_ptr<struct btf, LibbpfBtfDeleter>;
+using LibbpfBtf = LibbpfTable;
 
-inline std::vector<uint8_t> libbpf_raw(const struct btf* b) {
-  uint32_t size = 0;
-  const uint8_t* p = static_cast<const uint8_t*>(btf__raw_data(b, &size));
-  return std::vector<uint8_t>(p, p + size);
-}
-
-// Our table as libbpf parses it (split on `base` if given). Split BTF goes
-// through a file: Debian's libbpf.so lacks btf__new_split.
+// Our table as libbpf parses it (split on `base` if given); a test failure
+// if libbpf refuses it.
 inline LibbpfBtf to_libbpf(const Btf& b, struct btf* base = nullptr) {
-  std::vector<uint8_t> raw = write_raw(b);
-  struct btf* lb = nullptr;
-  if (base) {
-    static int counter = 0;
-    std::string path = test::scratch_dir() + "/split" + std::to_string(counter++) + ".btf";
-    write_raw_file(path, b);
-    lb = btf__parse_raw_split(path.c_str(), base);
-  } else {
-    lb = btf__new(raw.data(), raw.size());
-  }
+  LibbpfBtf lb = libbpf_table(b, base);
   EXPECT_NE(lb, nullptr) << "libbpf cannot parse our table";
-  return LibbpfBtf(lb);
+  return lb;
 }
 
 // libbpf's table as our reader parses it.

@@ -42,15 +42,20 @@ inline LibbpfTable libbpf_table(const Btf& t, struct btf* lbase = nullptr) {
   return LibbpfTable(b);
 }
 
+// A libbpf table's raw bytes (its own part, for split BTF).
+inline std::vector<uint8_t> libbpf_raw(const struct btf* b) {
+  uint32_t size = 0;
+  const auto* p = static_cast<const uint8_t*>(btf__raw_data(b, &size));
+  return std::vector<uint8_t>(p, p + size);
+}
+
 // libbpf's dedup as raw bytes (not read back: a result may break a rule
 // the reader holds, such as a 4-byte enum forward inside a struct resolved
 // to an 8-byte ENUM64); nullopt if libbpf refuses the table or the dedup.
 inline std::optional<std::vector<uint8_t>> libbpf_dedup_bytes(const Btf& t, struct btf* lbase = nullptr) {
   LibbpfTable lb = libbpf_table(t, lbase);
   if (!lb || btf__dedup(lb.get(), nullptr) != 0) return std::nullopt;
-  uint32_t size = 0;
-  const auto* p = static_cast<const uint8_t*>(btf__raw_data(lb.get(), &size));
-  return std::vector<uint8_t>(p, p + size);
+  return libbpf_raw(lb.get());
 }
 
 // btfc's dedup of a copy of `t` as raw bytes; nullopt if it throws.
