@@ -154,29 +154,28 @@ int calls(int x) { return ext(x, 1) + helper(x) + plain(x, 2); }
 // wrong, so they are not among them.)
 TEST(Encode, RandomCAsPahole) {
   struct Config {
-    const char* compile;
+    const char* compiler;
+    const char* flags;    // after -g -c -fno-eliminate-unused-debug-types
     const char* options;  // random_c.py's: int128 for a 64-bit target, tags for clang
     bool load;            // little-endian and 64-bit: the running kernel reads its BTF
                           // (it takes a 4-byte PTR for 8 bytes)
   };
-  const std::string cc = "-g -c -fno-eliminate-unused-debug-types";
   const Config configs[] = {
-      {"gcc", "int128", true},
-      {"gcc -m32 -O2 -gdwarf-4", "", false},
-      {"clang -O1", "int128 tags", true},
-      {"clang --target=powerpc64-linux-gnu -gdwarf-4 -fdebug-types-section", "int128", false},
-      {"clang --target=aarch64-linux-gnu -gdwarf-4", "int128 tags", true},
-      {"clang --target=armv7-linux-gnueabihf -O2", "", false},
+      {"gcc", "", "int128", true},
+      {"gcc", "-m32 -O2 -gdwarf-4", "", false},
+      {"clang", "-O1", "int128 tags", true},
+      {"clang", "--target=powerpc64-linux-gnu -gdwarf-4 -fdebug-types-section", "int128", false},
+      {"clang", "--target=aarch64-linux-gnu -gdwarf-4", "int128 tags", true},
+      {"clang", "--target=armv7-linux-gnueabihf -O2", "", false},
   };
   for (size_t k = 0; k < std::size(configs); ++k)
     for (int seed = 1; seed <= 10; ++seed) {
       const Config& c = configs[k];
-      SCOPED_TRACE(std::string(c.compile) + ", seed " + std::to_string(seed));
+      const std::string command = std::string(c.compiler) + " -g -c -fno-eliminate-unused-debug-types " + c.flags;
+      SCOPED_TRACE(command + ", seed " + std::to_string(seed));
       test::RunResult source = test::run("python3 " BTFC_SOURCE_DIR "/tests/support/random_c.py " +
                                          std::to_string(seed) + " " + c.options);
       ASSERT_EQ(source.status, 0) << source.err;
-      const std::string compiler = std::string(c.compile).substr(0, std::string(c.compile).find(' '));
-      const std::string command = compiler + " " + cc + std::string(c.compile).substr(compiler.size());
       std::string obj = test::compile_c("random_c_" + std::to_string(k) + "_" + std::to_string(seed), source.out, command);
       expect_same_as_pahole(obj, "", c.load);
       if (::testing::Test::HasFailure()) return;
