@@ -70,9 +70,7 @@ TEST(BtfKernelLoad, EveryKindTableLoads) {
   Btf with_extern = testing::every_kind(false);
   EXPECT_NO_THROW(validate(with_extern));
   EXPECT_THROW(validate_for_kernel(with_extern), Error);
-  libbpf_print_fn_t old = libbpf_set_print(nullptr);
-  auto r = testing::load_into_kernel(write_raw(with_extern));
-  libbpf_set_print(old);
+  auto r = testing::load_into_kernel_quietly(write_raw(with_extern));
   EXPECT_EQ(r, testing::LoadResult::Refused);
 }
 
@@ -88,9 +86,7 @@ std::string kernel_disagreement(const Btf& b, bool* loaded = nullptr) {
     ours = false;
     why = e.what();
   }
-  libbpf_print_fn_t old = libbpf_set_print(nullptr);
-  const testing::LoadResult r = testing::load_into_kernel(write_raw(b));
-  libbpf_set_print(old);
+  const testing::LoadResult r = testing::load_into_kernel_quietly(write_raw(b));
   if (r == testing::LoadResult::NotAllowed) return "not allowed";
   const bool kernel = r == testing::LoadResult::Loaded;
   if (loaded) *loaded = kernel;
@@ -188,9 +184,7 @@ TEST(BtfKernelLoad, PrototypesReturnAndTakeSizedTypesOnly) {
       continue;
     }
     EXPECT_THROW(validate_for_kernel(b), Error);
-    libbpf_print_fn_t old = libbpf_set_print(nullptr);
-    auto r = testing::load_into_kernel(bytes);
-    libbpf_set_print(old);
+    auto r = testing::load_into_kernel_quietly(bytes);
     if (r == testing::LoadResult::NotAllowed) GTEST_SKIP() << "\n*** the kernel lets this process load no BTF: NOT TESTED ***\n";
     EXPECT_EQ(r, testing::LoadResult::Refused);
   }
@@ -247,10 +241,8 @@ TEST(BtfKernelLoad, PointerLoopsAsTheKernelJudgesThem) {
       BTFC_EXPECT_LOADS(bytes);
     } else {
       EXPECT_THROW(read_raw(bytes), Error) << c.what;
-      libbpf_print_fn_t old = libbpf_set_print(nullptr);
       std::string why;
-      auto r = testing::load_into_kernel(bytes, &why);
-      libbpf_set_print(old);
+      auto r = testing::load_into_kernel_quietly(bytes, &why);
       if (r == testing::LoadResult::NotAllowed) GTEST_SKIP() << "LOUD SKIP: the kernel refuses BTF_LOAD here";
       EXPECT_EQ(r, testing::LoadResult::Refused) << c.what;
       EXPECT_NE(why.find("kernel refused"), std::string::npos) << c.what << ": " << why;  // not libbpf
@@ -311,9 +303,7 @@ TEST(BtfKernelLoadCorpus, RewrittenReferencesLoad) {
               "one (ending at 191936)");
   }
   std::vector<uint8_t> gv = write_raw(gv_btf);
-  libbpf_print_fn_t old = libbpf_set_print(nullptr);  // the refusal log is the whole 4 MB BTF
-  auto r = testing::load_into_kernel(gv);
-  libbpf_set_print(old);
+  auto r = testing::load_into_kernel_quietly(gv);
   if (r == testing::LoadResult::NotAllowed) GTEST_SKIP() << "\n*** KERNEL LOAD NOT ALLOWED: NOT TESTED ***\n";
   EXPECT_EQ(r, testing::LoadResult::Refused);
 }

@@ -28,9 +28,7 @@ namespace {
 // test (loudly) where this process may not load BTF.
 enum class Verdict { Loaded, TooDeep, OtherRefusal, NotAllowed };
 Verdict kernel_verdict(const Btf& b, std::string* why) {
-  libbpf_print_fn_t old = libbpf_set_print(nullptr);
-  testing::LoadResult r = testing::load_into_kernel(write_raw(b), why);
-  libbpf_set_print(old);
+  testing::LoadResult r = testing::load_into_kernel_quietly(write_raw(b), why);
   if (r == testing::LoadResult::NotAllowed) return Verdict::NotAllowed;
   if (r == testing::LoadResult::Loaded) return Verdict::Loaded;
   return why->find(std::strerror(E2BIG)) != std::string::npos ? Verdict::TooDeep : Verdict::OtherRefusal;
@@ -160,9 +158,7 @@ TEST(KernelOrder, SplitChainOnABase) {
   EXPECT_EQ(kernel_resolution(split).max_depth, 40u);
   const std::vector<uint8_t> base_bytes = write_raw(base);
   std::string why;
-  libbpf_print_fn_t old = libbpf_set_print(nullptr);
-  testing::LoadResult before = testing::load_into_kernel(testing::glue_split(base_bytes, write_raw(split)), &why);
-  libbpf_set_print(old);
+  testing::LoadResult before = testing::load_into_kernel_quietly(testing::glue_split(base_bytes, write_raw(split)), &why);
   if (before == testing::LoadResult::NotAllowed) GTEST_SKIP() << "\n*** the kernel lets this process load no BTF: NOT TESTED ***\n";
   EXPECT_EQ(before, testing::LoadResult::Refused);
   EXPECT_NE(why.find(std::strerror(E2BIG)), std::string::npos) << why;

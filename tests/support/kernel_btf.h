@@ -60,4 +60,13 @@ inline LoadResult load_into_kernel(const std::vector<uint8_t>& bytes, std::strin
   return LoadResult::Loaded;
 }
 
+// load_into_kernel() with libbpf's printing off: for BTF meant to be
+// refused, whose log would repeat the whole table.
+inline LoadResult load_into_kernel_quietly(const std::vector<uint8_t>& bytes, std::string* why = nullptr) {
+  libbpf_print_fn_t old = libbpf_set_print(nullptr);
+  const LoadResult r = load_into_kernel(bytes, why);
+  libbpf_set_print(old);
+  return r;
+}
+
 }  // namespace btfc::btf::testing
