@@ -70,30 +70,6 @@ class ByteChoices : public Choices {
   size_t at_ = 0;
 };
 
-// The types a record refers to by id, with whether by value (everything
-// but a pointer's target): a struct met by value anywhere in a unit must
-// be defined there, not declared.
-template <typename Fn>
-void for_each_target(const uint32_t* r, Fn&& fn) {
-  const uint32_t vlen = info_vlen(r[1]);
-  switch (info_kind(r[1])) {
-    case Kind::Ptr: fn(r[2], false); break;
-    case Kind::Const: case Kind::Volatile: case Kind::Restrict: case Kind::Typedef: case Kind::TypeTag:
-    case Kind::Func: case Kind::DeclTag: case Kind::Var:
-      fn(r[2], true);
-      break;
-    case Kind::Array: fn(r[3], true); fn(r[4], true); break;
-    case Kind::Struct: case Kind::Union:
-      for (uint32_t i = 0; i < vlen; ++i) fn(r[4 + 3 * i], true);
-      break;
-    case Kind::FuncProto:
-      fn(r[2], true);
-      for (uint32_t i = 0; i < vlen; ++i) fn(r[4 + 2 * i], true);
-      break;
-    default: break;
-  }
-}
-
 class RandomGraph {
  public:
   // A universe of 6 to 39 types.
@@ -116,13 +92,16 @@ class RandomGraph {
       todo.pop_back();
       if (t == 0 || in[t]) continue;
       in[t] = true;
-      for_each_target(u_.record(t), [&](uint32_t x, bool) { todo.push_back(x); });
+      visit_type_id_words(u_.record(t), [&](uint32_t x) { todo.push_back(x); });
     }
     // Taken from the base, declared only, changed, or twinned.
     std::vector<bool> by_value(n, false), from_base(n, false), declared(n, false), changed(n, false),
         twinned(n, false);
+    // A struct met by value (through anything but a pointer) must be
+    // defined where it is met.
     for (TypeId t = 1; t < n; ++t)
-      if (in[t]) for_each_target(u_.record(t), [&](uint32_t x, bool v) { by_value[x] = by_value[x] || v; });
+      if (in[t] && info_kind(u_.record(t)[1]) != Kind::Ptr)
+        visit_type_id_words(u_.record(t), [&](uint32_t x) { by_value[x] = true; });
     std::vector<TypeId> kept;
     for (TypeId t = 1; t < n; ++t) {
       if (!in[t]) continue;
