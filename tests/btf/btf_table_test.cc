@@ -14,16 +14,10 @@
 
 #include "btf/btf.h"
 #include "btf/writer.h"
+#include "support/dedup_ways.h"
 
 namespace btfc::btf {
 namespace {
-
-std::vector<uint8_t> libbpf_bytes(const struct btf* b) {
-  uint32_t size = 0;
-  const void* data = btf__raw_data(b, &size);
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  return std::vector<uint8_t>(p, p + size);
-}
 
 // One of each kind libbpf 1.1 can build, in the same order on both sides.
 TEST(BtfTable, BuildersMatchLibbpfByteForByte) {
@@ -85,7 +79,7 @@ TEST(BtfTable, BuildersMatchLibbpfByteForByte) {
   // Reusing strings: stored once on both sides.
   EXPECT_EQ(b.add_typedef("int", 1), btf__add_typedef(lb, "int", 1));
 
-  EXPECT_EQ(write_raw(b), libbpf_bytes(lb));
+  EXPECT_EQ(write_raw(b), testing::libbpf_raw(lb));
   btf__free(lb);
 }
 
@@ -121,7 +115,7 @@ TEST(BtfTable, NameOffBuildersMatchLibbpf) {
   ASSERT_EQ(btf__add_func_param(lb, "p", 1), 0);
   b.add_param_name_off(0, 1);
   ASSERT_EQ(btf__add_func_param(lb, nullptr, 1), 0);
-  EXPECT_EQ(write_raw(b), libbpf_bytes(lb));
+  EXPECT_EQ(write_raw(b), testing::libbpf_raw(lb));
   btf__free(lb);
 
   // add_members checks each member as add_member_name_off does.
@@ -325,7 +319,7 @@ TEST(BtfTable, SplitContinuesBaseIdsAndStrings) {
   struct btf* lsplit = btf__new_empty_split(lbase);
   EXPECT_EQ(btf__add_struct(lsplit, "mine", 4), 3);
   btf__add_field(lsplit, "int", 1, 0, 0);
-  EXPECT_EQ(write_raw(split), libbpf_bytes(lsplit));
+  EXPECT_EQ(write_raw(split), testing::libbpf_raw(lsplit));
   btf__free(lsplit);
   btf__free(lbase);
 }
