@@ -146,7 +146,7 @@ int calls(int x) { return ext(x, 1) + helper(x) + plain(x, 2); }
 
 // Random C (tests/support/random_c.py: what headers hold, bitfields,
 // nested anonymous members, flexible arrays, packed and aligned structs,
-// 64-bit enums, a variable of each type and a few functions; for clang,
+// 64-bit enums, a pointer variable to each type and a few functions; for clang,
 // btf_type_tag and btf_decl_tag too), compiled by gcc and clang for five
 // targets, both byte orders, DWARF 4 and 5, type units, -O0 to -O2:
 // btfc's BTF is pahole 1.24's type graph. (pahole 1.24

@@ -9,8 +9,8 @@ one and two dimensions and of length 0, a flexible array, function
 pointers, anonymous and named nested structs and unions, packed and
 aligned ones, pointers to themselves), enums (negative, 32-bit edge and
 64-bit values), typedefs, structs only declared, every C base type with
-its qualifiers (`int128`: __int128 too, for 64-bit targets), a variable
-of each type and a few functions (static, variadic, with restrict);
+its qualifiers (`int128`: __int128 too, for 64-bit targets), a pointer
+variable to each type (which keeps it in the DWARF) and a few functions (static, variadic, with restrict);
 `tags`: clang's btf_type_tag on pointers and btf_decl_tag on members and
 functions. The same SEED gives the same file.
 tests/convert/encode_test.cc compiles it with gcc and clang for several
@@ -113,7 +113,7 @@ for _ in range(r.randint(3, 12)):
             ms.insert(0, "\tstruct %s *self;" % tag)
         out.append("%s %s {\n%s\n}%s;" % (kw, tag, "\n".join(ms), attr))
         names.append("%s %s" % (kw, tag))
-# A variable of each type, and a few functions.
+# A pointer variable to each type, and a few functions.
 for i, t in enumerate(names):
     out.append("%s *use%d;" % (t, i))
 for i in range(r.randint(0, 3)):
