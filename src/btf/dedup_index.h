@@ -164,7 +164,10 @@ class CandidateIndex {
     CandidateIndex x(0);
     uint64_t count;
     x.nodes_.clear();
-    x.nodes_.reserve(size_t{end_id} + 1);
+    // Room beyond the base's nodes for the types a module's dedup adds,
+    // so that its first add does not move the whole array into fresh
+    // memory (vmlinux's 1.6 MB); room never written takes no pages.
+    x.nodes_.reserve(size_t{end_id} + 1 + end_id / 8);
     if (!in.value(count) || !in.value(x.libbpf_size_) || !in.value(x.libbpf_cap_) || !in.value(x.doublings_) ||
         !in.array(x.slots_, uint64_t{1} << 32) || !in.array(x.nodes_, uint64_t{end_id} + 1))
       return std::nullopt;
