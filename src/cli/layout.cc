@@ -412,6 +412,7 @@ int run_btfdiff(Args args) {
   layout::LayoutOptions b;
   b.sort = b.suppress_aligned_attribute = b.suppress_packed = true;
   d.total_order = b.total_order = true;
+  d.flexible_multi_dim = b.flexible_multi_dim = true;
   std::string btf_path = files.size() == 2 ? files[1] : files[0];
   std::string dwarf_text = dwarf_side(files[0], d);
   // A split BTF file holds its base's types too; show only what the DWARF

@@ -406,8 +406,12 @@ bool Printer::has_flexible_array(uint32_t index) {
     if (ty.count) {
       const Member& m = members_[ty.first + ty.count - 1];
       const Type& at = table_.t(m.type);
-      if (m.type && at.kind == TKind::Array && at.count <= 1)
-        c.has_flex = at.count == 0 || static_cast<uint32_t>(table_.dims[at.first]) == 0;
+      auto dim = [&](uint32_t i) { return static_cast<uint32_t>(table_.dims[at.first + i]); };
+      if (m.type && at.kind == TKind::Array && at.count <= 1) {
+        c.has_flex = at.count == 0 || dim(0) == 0;
+      } else if (m.type && at.kind == TKind::Array && options_.flexible_multi_dim) {
+        for (uint32_t i = 0; i < at.count && !c.has_flex; ++i) c.has_flex = dim(i) == 0;
+      }
     }
   }
   return c.has_flex;

@@ -38,6 +38,12 @@ struct PrintOptions {
   // where it is declared, "/* Used at: UNIT */" and "/* <DIE offset> FILE:LINE */"
   // (from BTF, which has neither, "/* <0> (null):0 */").
   bool show_decl_info = false;
+  // btfdiff: a struct's last member that is an array of several
+  // dimensions, one of them 0, is a flexible array. pahole's test takes
+  // only one-dimensional arrays, and BTF keeps one dimension (their
+  // product), so the same struct read as flexible from BTF only (smc.ko's
+  // `u8 user_eids[][32]`, in a struct embedded in another).
+  bool flexible_multi_dim = false;
 };
 
 class Printer {

@@ -712,6 +712,26 @@ TEST(LayoutBtfdiff, SameNamedLayoutsInTheSameOrderOnBothSides) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
 }
 
+// A struct ending in a flexible array of arrays, embedded in another
+// (smc.ko's smc_clc_v2_extension in smc_clc_msg_proposal_area). BTF keeps
+// one dimension, eids[0], which pahole's printer counts as a flexible
+// array; btfdiff counts the DWARF side's eids[][32] as one too, so that
+// the two sides agree on the embedding struct's comments.
+TEST(LayoutBtfdiff, FlexibleArrayOfArraysOnBothSides) {
+  std::string obj = compile_c("flex_2d",
+                              "struct ext { int n; unsigned char eids[][32]; };\n"
+                              "struct area { long a; struct ext e; unsigned char tail[8]; } x;\n",
+                              "gcc -g -c -w");
+  std::string btf = obj + ".btf";
+  ASSERT_EQ(run_btfc("encode --btf_encode_detached=" + btf + " " + obj).status, 0);
+  RunResult from_btf = run_btfc("layout -F btf -C area " + btf);
+  ASSERT_EQ(from_btf.status, 0) << from_btf.err;
+  EXPECT_NE(from_btf.out.find("/* XXX last struct has a flexible array */"), std::string::npos) << from_btf.out;
+  RunResult r = run_btfc("btfdiff " + obj + " " + btf);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST(LayoutDiff, UnifiedDiffShape) {
   EXPECT_EQ(layout::unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
   std::string d = layout::unified_diff("1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\nfive\n6\n7\n8\n", "x", "y");
