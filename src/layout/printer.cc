@@ -406,11 +406,11 @@ bool Printer::has_flexible_array(uint32_t index) {
     if (ty.count) {
       const Member& m = members_[ty.first + ty.count - 1];
       const Type& at = table_.t(m.type);
-      auto dim = [&](uint32_t i) { return static_cast<uint32_t>(table_.dims[at.first + i]); };
-      if (m.type && at.kind == TKind::Array && at.count <= 1) {
-        c.has_flex = at.count == 0 || dim(0) == 0;
-      } else if (m.type && at.kind == TKind::Array && options_.flexible_multi_dim) {
-        for (uint32_t i = 0; i < at.count && !c.has_flex; ++i) c.has_flex = dim(i) == 0;
+      // No dimension at all, or one of 0 (pahole: of a one-dimensional array).
+      if (m.type && at.kind == TKind::Array && (at.count <= 1 || options_.flexible_multi_dim)) {
+        c.has_flex = at.count == 0;
+        for (uint32_t i = 0; i < at.count && !c.has_flex; ++i)
+          c.has_flex = static_cast<uint32_t>(table_.dims[at.first + i]) == 0;
       }
     }
   }
