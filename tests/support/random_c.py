@@ -10,7 +10,8 @@ pointers, anonymous and named nested structs and unions, packed and
 aligned ones, pointers to themselves), enums (negative, 32-bit edge and
 64-bit values), typedefs, structs only declared, every C base type with
 its qualifiers (`int128`: __int128 too, for 64-bit targets), a pointer
-variable to each type (which keeps it in the DWARF) and a few functions (static, variadic, with restrict);
+variable to each type (which keeps it in the DWARF) and a few functions
+(static, variadic, with restrict);
 `tags`: clang's btf_type_tag on pointers and btf_decl_tag on members and
 functions. The same SEED gives the same file.
 tests/convert/encode_test.cc compiles it with gcc and clang for several
